@@ -1,0 +1,61 @@
+"""The one exception type for bad input: it always names where the problem is."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input (file, event, field, config).  Rendered without a traceback."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        event_id: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.event_id = event_id
+        self.field = field
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ", ".join(
+            p
+            for p in (
+                self.file and f"file {self.file}",
+                self.event_id and f"event {self.event_id}",
+                self.field and f"field {self.field}",
+            )
+            if p
+        )
+        return f"{where}: {self.message}" if where else self.message
+
+    def with_file(self, file: str) -> "InputError":
+        if self.file is None:
+            self.file = file
+            self.args = (str(self),)
+        return self
+
+    def to_failure(self):  # -> InputErrorFailure (import kept local: judgment imports nothing heavy)
+        from .judgment.failures import InputErrorFailure
+
+        return InputErrorFailure(self.message, self.file, self.event_id, self.field)
+
+
+def format_validation_error(exc: Exception) -> str:
+    """A pydantic ValidationError as short 'field: problem' lines."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc)
+    lines = []
+    for err in errors():
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        msg = err.get("msg", "invalid")
+        inp = err.get("input")
+        shown = repr(inp)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        lines.append(f"{loc or '<root>'}: {msg} (got {shown})")
+    return "; ".join(lines)

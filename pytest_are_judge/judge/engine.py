@@ -1,0 +1,254 @@
+"""GraphPerEventJudge: offline (whole log) and online (turn by turn) judging."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from ..checkers import load_tool_registry
+from ..errors import InputError
+from ..judgment.failures import Failure, FailureKind, GenericFailure, InputErrorFailure, ToolCallCountsFailure
+from ..judgment.result import Judgment
+from ..model import AUI_SEND_TO_USER, Event, Run, Scenario
+from .config import GraphPerEventJudgeConfig, ToolCheckerParam
+from .events import judged_events, split_turns
+from .matching import MatchState, TurnMatcher
+from .oracle import OraclePlan, OracleStep, build_plan
+from .soft_api import JudgeUnavailableError, SoftJudge
+from .tool_judge import ToolJudge
+
+
+class GraphPerEventJudge:
+    """ARE's graph per-event judge.
+
+    Build once, judge many runs: registries and checkers are prepared here, not per trace.
+    ``soft_judge`` decides LLM-judged arguments when ``config.llm`` is true (it is built lazily
+    from the config when not given, so constructing a judge never opens a network client).
+    """
+
+    def __init__(
+        self,
+        config: GraphPerEventJudgeConfig | None = None,
+        *,
+        soft_judge: SoftJudge | None = None,
+        tool_registry: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        self.config = config or GraphPerEventJudgeConfig()
+        registry = tool_registry if tool_registry is not None else load_tool_registry()
+        self.tool_judge = ToolJudge(self.config, {k: {a: str(getattr(c, "value", c)) for a, c in v.items()} for k, v in registry.items()})
+        self.registry_keys = frozenset(self.tool_judge.registry)
+        self._soft_judge = soft_judge
+
+    @property
+    def soft_mode(self) -> str:
+        if self.config.scripted:
+            return "off"  # ARE: any event_id_to_checker_params turns soft judging off
+        if self.config.llm:
+            return "llm"
+        return "equal" if self.config.soft_fallback == "equal" else "off"
+
+    def soft_judge(self) -> SoftJudge:
+        if self._soft_judge is None:
+            from ..soft import build_soft_judge  # lazy: litellm only when LLM judging is used
+
+            self._soft_judge = build_soft_judge(self.config)
+        return self._soft_judge
+
+    # ------------------------------------------------------------------ API
+    def plan(self, scenario: Scenario) -> OraclePlan:
+        return build_plan(scenario, self.registry_keys)
+
+    def session(self, scenario: Scenario, *, run_id: str = "run", source: str | None = None) -> "JudgeSession":
+        return JudgeSession(self, scenario, run_id=run_id, source=source)
+
+    def judge_run(self, run: Run) -> Judgment:
+        """Offline: judge a whole run, turn by turn, stopping at the first failing turn."""
+        try:
+            sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
+        except InputError as exc:
+            return _error(exc, run.scenario, run.run_id, run.source)
+        sess.add_events(run.events)
+        return sess.finish()
+
+    def __call__(self, run: Run | Scenario, agent_events: Iterable[Event] | None = None) -> Judgment:
+        if isinstance(run, Scenario):
+            run = Run(scenario=run, events=list(agent_events or []))
+        return self.judge_run(run)
+
+
+class JudgeSession:
+    """Judging one run.  Offline: ``add_events`` then ``finish``.  Online: ``observe`` each
+    event as it happens; a turn is judged when the agent's message closing it arrives, so a
+    harness can stop a failing episode early (``stopped``)."""
+
+    def __init__(self, judge: GraphPerEventJudge, scenario: Scenario, *, run_id: str, source: str | None) -> None:
+        self.judge = judge
+        self.config = judge.config
+        self.tool_judge = judge.tool_judge
+        self.scenario = scenario
+        self.run_id = run_id
+        self.source = source or scenario.source
+        self.start_time = scenario.start_time
+        self.plan = judge.plan(scenario)
+        self.tolerance = [scenario.user.full_name] if scenario.user else []
+        self.soft_mode = judge.soft_mode
+        self.state = MatchState()
+        self.raw_events: list[Event] = []
+        self.turn_idx = -1
+        self.failure: Failure | None = None
+        self.notes: list[str] = []
+        self._validate_params()
+
+    # -------------------------------------------------------------- plumbing
+    @property
+    def soft_judge(self) -> SoftJudge | None:
+        return self.judge._soft_judge
+
+    def soft_judge_for_requests(self) -> SoftJudge:
+        return self.judge.soft_judge()
+
+    def params_for(self, step: OracleStep) -> list[ToolCheckerParam]:
+        return self.tool_judge.params_for(step.event_id, step.tool_name, step.checks, source=self.scenario.source)
+
+    def input_failure(self, message: str, event_id: str | None = None, field: str | None = None) -> InputErrorFailure:
+        return InputErrorFailure(message, self.source, event_id, field)
+
+    def _validate_params(self) -> None:
+        for eid in self.config.event_id_to_checker_params or {}:
+            step = self.plan.steps.get(eid)
+            if step is not None:
+                self.params_for(step)
+        for step in self.plan.steps.values():
+            if step.checks:
+                self.params_for(step)
+
+    @property
+    def stopped(self) -> bool:
+        return self.failure is not None
+
+    @property
+    def nb_turns(self) -> int:
+        return self.plan.nb_turns
+
+    # ----------------------------------------------------------------- input
+    def add_events(self, events: Iterable[Event]) -> None:
+        self.raw_events.extend(events)
+
+    def observe(self, event: Event) -> Judgment | None:
+        """Online: record one event; judge a turn when an agent message to the user closes it.
+
+        Returns the turn's judgment when one was made (``success`` False means stop the run).
+        The last turn is judged by :meth:`finish`.
+        """
+        self.raw_events.append(event)
+        if self.failure is not None or not (event.is_aui_message and not event.failed and event.is_write):
+            return None
+        n_msgs = sum(1 for e in judged_events(self.raw_events) if e.is_aui_message)
+        if n_msgs <= self.turn_idx + 1 or self.turn_idx + 1 >= self.plan.nb_turns - 1:
+            return None
+        return self.judge_next_turn()
+
+    # ---------------------------------------------------------------- judging
+    def judge_next_turn(self) -> Judgment:
+        if self.failure is not None:
+            return self._judgment(False)
+        self.turn_idx += 1
+        k = self.turn_idx
+        try:
+            turns = split_turns(judged_events(self.raw_events))
+            agent_turn = turns[k] if k < len(turns) else []
+            self.failure = self._judge_turn(k, agent_turn)
+        except InputError as exc:
+            self.failure = exc.with_file(self.source).to_failure() if self.source else exc.to_failure()
+        except JudgeUnavailableError as exc:
+            kind = FailureKind.INCONCLUSIVE if exc.kind == "inconclusive" else FailureKind.JUDGE_UNAVAILABLE
+            self.failure = GenericFailure(kind, str(exc))
+        return self._judgment(self.failure is None)
+
+    def finish(self) -> Judgment:
+        """Judge every remaining turn (offline: all of them), stopping at the first failure."""
+        while self.failure is None and self.turn_idx + 1 < self.plan.nb_turns:
+            self.judge_next_turn()
+        return self._judgment(self.failure is None)
+
+    def _judgment(self, success: bool) -> Judgment:
+        return Judgment(
+            success=success,
+            failure=self.failure,
+            agent_event_id_to_oracle_event_id=dict(self.state.id_map),
+            scenario_id=self.scenario.scenario_id,
+            run_id=self.run_id,
+            source=self.source,
+            nb_turns=self.plan.nb_turns,
+            turns_judged=self.turn_idx + 1,
+            matching=self.config.matching,
+            notes=list(self.notes),
+        )
+
+    def _judge_turn(self, k: int, agent_turn: list[Event]) -> Failure | None:
+        base, end = self.state.add_events(agent_turn)
+        steps = self.plan.turns[k]
+        count_failure = self._count_check(k, agent_turn, steps)
+        if count_failure is not None:
+            return count_failure
+        matcher = TurnMatcher(self, steps, base, end)
+        start = self.state.snapshot()
+        if self.config.matching == "exact":
+            found, exhausted = matcher.exact(self.config.exact_search_budget)
+            if found:
+                return None
+            self.state.restore(start)
+            failure = TurnMatcher(self, steps, base, end).greedy()
+            if failure is None:  # budget ran out before greedy's own assignment was reached
+                return None
+            note = (
+                f"exact search gave up after {self.config.exact_search_budget} candidate checks"
+                if exhausted
+                else "no assignment of agent events satisfies every rule (exhaustive search)"
+            )
+            _add_note(failure, note)
+            self.notes.append(note)
+            return failure
+        failure = matcher.greedy()
+        if failure is not None and hasattr(failure, "note"):
+            after_greedy = self.state.snapshot()
+            self.state.restore(start)
+            found, _ = TurnMatcher(self, steps, base, end).exact(self.config.exact_search_budget)
+            if found:
+                pairs = {self.state.agent_events[i].event_id: o for i, o in self.state.idx_to_oracle.items() if i >= 0}
+                turn_pairs = {a: o for a, o in pairs.items() if o in {s.event_id for s in steps}}
+                note = (
+                    "an assignment satisfying every rule exists, but ARE's greedy first-fit matching did not find it "
+                    f"(matching='exact' would pass this turn: {turn_pairs})"
+                )
+                _add_note(failure, note)
+                self.notes.append(note)
+            self.state.restore(after_greedy)
+        return failure
+
+    def _count_check(self, k: int, agent_turn: list[Event], steps: list[OracleStep]) -> ToolCallCountsFailure | None:
+        agent_counter = Counter(e.tool_name for e in agent_turn)
+        oracle_counter = Counter(s.tool_name for s in steps)
+        a_aui = agent_counter.pop(AUI_SEND_TO_USER, 0)
+        o_aui = oracle_counter.pop(AUI_SEND_TO_USER, 0)
+        extra = self.config.extra_send_message_to_user_allowed
+        if agent_counter == oracle_counter and o_aui <= a_aui <= o_aui + extra:
+            return None
+        return ToolCallCountsFailure(agent_counter, a_aui, oracle_counter, o_aui, extra, turn=k)
+
+
+def _add_note(failure: Failure, note: str) -> None:
+    if hasattr(failure, "note"):
+        failure.note = (failure.note + "\n" if failure.note else "") + note  # type: ignore[attr-defined]
+
+
+def _error(exc: InputError, scenario: Scenario, run_id: str, source: str | None) -> Judgment:
+    if source:
+        exc.with_file(source)
+    return Judgment(
+        success=False,
+        failure=exc.to_failure(),
+        scenario_id=scenario.scenario_id,
+        run_id=run_id,
+        source=source,
+    )

@@ -1,0 +1,58 @@
+"""ARE's event preprocessing and the graph judge's event filter, applied to both sides."""
+
+from __future__ import annotations
+
+from ..model import Event, EventType, OperationType
+
+
+def preprocess(event: Event) -> Event:
+    """ARE's special cases (event_utils.py:44-71); AGENT events only.
+
+    - ``CabApp.get_quotation`` is a read;
+    - ``add_email`` on ``EmailClientApp``/``EmailClientV2`` is re-typed ENV;
+    - ``SandboxLocalFileSystem.makedirs`` (that exact class) is named ``SandboxLocalFileSystem__mkdir``.
+    """
+    action = event.action
+    if event.event_type != EventType.AGENT or action is None:
+        return event
+    cls, fn = action.app_class, action.function
+    if cls == "CabApp" and fn == "get_quotation" and action.operation_type != OperationType.READ:
+        return event.model_copy(update={"action": action.model_copy(update={"operation_type": OperationType.READ})})
+    if cls in ("EmailClientApp", "EmailClientV2") and fn == "add_email":
+        return event.model_copy(update={"event_type": EventType.ENV})
+    if cls == "SandboxLocalFileSystem" and fn == "makedirs":
+        return event.model_copy(
+            update={"action": action.model_copy(update={"tool_name_override": "SandboxLocalFileSystem__mkdir"})}
+        )
+    return event
+
+
+def keep(event: Event) -> bool:
+    """ARE's ``EnvAgentEventFilter``: non-failed ENV/USER events and non-failed AGENT writes."""
+    if event.failed:
+        return False
+    if event.event_type in (EventType.ENV, EventType.USER):
+        return "env_expansion" not in event.event_id
+    if event.event_type == EventType.AGENT:
+        return event.action is not None and event.action.operation_type == OperationType.WRITE
+    return False
+
+
+def judged_events(events: list[Event]) -> list[Event]:
+    """Preprocess, filter, and stable-sort by event time (ARE's turn split order)."""
+    kept = [e for e in map(preprocess, events) if keep(e)]
+    kept.sort(key=lambda e: e.event_time)
+    return kept
+
+
+def split_turns(events: list[Event]) -> list[list[Event]]:
+    """Split judged agent events into turns: each AUI message closes its turn (ARE, Q21).
+
+    Returns at least one (possibly empty) turn.
+    """
+    turns: list[list[Event]] = [[]]
+    for e in events:
+        turns[-1].append(e)
+        if e.is_aui_message:
+            turns.append([])
+    return turns

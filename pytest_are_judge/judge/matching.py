@@ -1,0 +1,405 @@
+"""Matching oracle events to agent events within one turn: ARE's greedy first-fit, and an
+exact backtracking search that never misses an assignment greedy could have found."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..judgment.failures import (
+    ArgCheck,
+    EnvOracleMatchingFailure,
+    EventComparisonFailure,
+    EventComparisonFailureType as FT,
+    Failure,
+    OracleEventMatchingFailure,
+    RejectDetail,
+)
+from ..model import Event, EventType
+from .oracle import OracleStep
+from .soft_api import JudgeUnavailableError, SoftRequest
+from .timing import check_time
+
+if TYPE_CHECKING:
+    from .engine import JudgeSession
+
+_PLACEHOLDER = re.compile(r"^\{\{\s*([^{}.\s]+)((?:\.[^{}.\s]+)*)\s*\}\}$")
+
+
+@dataclass(eq=False)
+class MatchState:
+    """Matches so far (cumulative over turns) and the global agent-event list."""
+
+    agent_events: list[Event] = field(default_factory=list)
+    by_tool: dict[str, list[int]] = field(default_factory=dict)
+    idx_to_oracle: dict[int, str] = field(default_factory=dict)
+    oracle_to_idx: dict[str, int] = field(default_factory=dict)
+    id_map: dict[str, str] = field(default_factory=dict)
+
+    def add_events(self, events: list[Event]) -> tuple[int, int]:
+        base = len(self.agent_events)
+        for i, e in enumerate(events, start=base):
+            self.agent_events.append(e)
+            self.by_tool.setdefault(e.tool_name, []).append(i)
+        return base, len(self.agent_events)
+
+    def assign(self, i: int, oracle_id: str) -> None:
+        self.idx_to_oracle[i] = oracle_id
+        self.oracle_to_idx[oracle_id] = i
+        self.id_map[self.agent_events[i].event_id] = oracle_id
+
+    def unassign(self, i: int, oracle_id: str) -> None:
+        del self.idx_to_oracle[i]
+        if self.oracle_to_idx.get(oracle_id) == i:
+            del self.oracle_to_idx[oracle_id]
+        self.id_map.pop(self.agent_events[i].event_id, None)
+
+    def snapshot(self) -> tuple[dict[int, str], dict[str, int], dict[str, str]]:
+        return dict(self.idx_to_oracle), dict(self.oracle_to_idx), dict(self.id_map)
+
+    def restore(self, snap: tuple[dict[int, str], dict[str, int], dict[str, str]]) -> None:
+        self.idx_to_oracle, self.oracle_to_idx, self.id_map = (dict(s) for s in snap)  # type: ignore[assignment]
+
+
+@dataclass(eq=False)
+class PairEval:
+    accepted: bool
+    detail: RejectDetail | None = None
+    soft: SoftRequest | None = None
+    """Set while an LLM verdict is still needed."""
+
+
+class TurnMatcher:
+    """Matches the oracle steps of one turn against the session's agent events."""
+
+    def __init__(self, session: "JudgeSession", steps: list[OracleStep], base: int, end: int) -> None:
+        self.s = session
+        self.state = session.state
+        self.steps = steps
+        self.base = base
+        self.end = end
+        self._cache: dict[tuple[Any, ...], PairEval] = {}
+
+    # ----------------------------------------------------------------- helpers
+    def candidates(self, step: OracleStep) -> list[int]:
+        idxs = self.state.by_tool.get(step.tool_name, [])
+        if self.s.config.candidate_scope == "current_turn":
+            return [i for i in idxs if self.base <= i < self.end]
+        return [i for i in idxs if i < self.end]
+
+    def placeholder_refs(self, step: OracleStep) -> list[str]:
+        refs = []
+        for v in step.raw_args.values():
+            if isinstance(v, str):
+                m = _PLACEHOLDER.match(v)
+                if m:
+                    refs.append(m.group(1))
+        return refs
+
+    def resolve_args(self, step: OracleStep) -> dict[str, Any]:
+        """Oracle args with ``{{id}}`` / ``{{id.key}}`` replaced by the matched agent event's
+        return value (ARE resolves exact ``{{id}}`` only; unresolved refs keep the oracle value)."""
+        args = dict(step.args)
+        for k, raw in step.raw_args.items():
+            if not isinstance(raw, str):
+                continue
+            m = _PLACEHOLDER.match(raw)
+            if not m:
+                continue
+            idx = self.state.oracle_to_idx.get(m.group(1))
+            if idx is None:
+                args.setdefault(k, raw)
+                continue
+            value: Any = self.state.agent_events[idx].return_value
+            path = [p for p in m.group(2).split(".") if p]
+            if path:
+                value = _walk(value, path)
+                if value is _MISSING:
+                    args.setdefault(k, raw)
+                    continue
+            args[k] = value
+        return args
+
+    def parent_times(self, step: OracleStep) -> tuple[list[float], list[float]]:
+        o, a = [], []
+        for p in step.parents:
+            o.append(self.s.plan.steps[p].event_time)
+            idx = self.state.oracle_to_idx.get(p)
+            a.append(self.state.agent_events[idx].event_time if idx is not None else self.s.start_time)
+        return o, a
+
+    def causality(self, step: OracleStep, i: int) -> list[str]:
+        out = []
+        for p in step.parents:
+            j = self.state.oracle_to_idx.get(p)
+            if j is None or j >= i:
+                out.append(p)
+        return out
+
+    # ------------------------------------------------------------- pair check
+    def evaluate(self, step: OracleStep, i: int, resolved: dict[str, Any], *, full: bool = False) -> PairEval:
+        """Type -> time -> hard checks -> soft stage (ARE's AgentEventJudge order)."""
+        ev = self.state.agent_events[i]
+        s = self.s
+        if ev.event_type != EventType.AGENT:
+            return PairEval(False, RejectDetail("event_type", message=f"agent event is {ev.event_type.value}, not AGENT"))
+        po, pa = self.parent_times(step)
+        cfg = s.config
+        tc = check_time(
+            agent_time=ev.event_time,
+            oracle_time=step.event_time,
+            absolute_time=step.absolute_time,
+            comparator=step.comparator,
+            parent_oracle_times=po,
+            parent_agent_times=pa,
+            parent_ids=step.parents,
+            start_time=s.start_time,
+            threshold=cfg.check_time_threshold_seconds,
+            pre=cfg.pre_event_tolerance_seconds,
+            post=cfg.post_event_tolerance_seconds,
+        )
+        entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.scenario.source)
+        params = s.params_for(step)
+        if not tc.passed:
+            detail = RejectDetail("time", time=tc, message="outside the time window")
+            if full:
+                detail.args = s.tool_judge.check_args(
+                    entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=True
+                ).rows
+            return PairEval(False, detail)
+        av = s.tool_judge.check_args(
+            entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=full
+        )
+        if not av.passed:
+            return PairEval(False, RejectDetail(av.reason, args=av.rows, time=tc))
+        rows = list(av.rows)
+        selected = s.tool_judge.soft_selected(av.soft_args, resolved)
+        if selected and s.soft_mode != "off":
+            eq_rows = s.tool_judge.soft_equal(selected, ev.args, resolved)
+            if all(r.passed for r in eq_rows):
+                return PairEval(True, RejectDetail("accepted", args=rows + eq_rows, time=tc))
+            if s.soft_mode == "equal":
+                return PairEval(False, RejectDetail("soft", args=rows + eq_rows, time=tc, message="LLM-judged arguments differ (soft_fallback='equal')"))
+            missing = [r for r in eq_rows if r.note == "missing from the agent's call"]
+            if missing:
+                return PairEval(False, RejectDetail("arguments", args=rows + missing, time=tc))
+            req = SoftRequest(
+                tool_name=step.tool_name,
+                agent_args={a: ev.args.get(a) for a in selected},
+                oracle_args={a: resolved.get(a) for a in selected},
+                llm_args=selected,
+                oracle_event_id=step.event_id,
+                agent_event_id=ev.event_id,
+                tasks=list(s.plan.tasks[: step.turn + 1]),
+                user=s.scenario.user,
+                oracle_event_time=step.event_time,
+            )
+            return PairEval(False, RejectDetail("soft", args=rows, time=tc), soft=req)
+        return PairEval(True, RejectDetail("accepted", args=rows, time=tc))
+
+    def decide_soft(self, pending: list[PairEval]) -> None:
+        reqs = [p.soft for p in pending if p.soft is not None]
+        if not reqs:
+            return
+        verdicts = self.s.soft_judge_for_requests().check_many(reqs)
+        for p, v in zip([p for p in pending if p.soft is not None], verdicts):
+            req = p.soft
+            assert req is not None and p.detail is not None
+            if v.error is not None:
+                raise JudgeUnavailableError(
+                    f"LLM judge unavailable for {req.tool_name} ({req.oracle_event_id} vs {req.agent_event_id}): {v.error}"
+                )
+            if v.passed is None:
+                raise JudgeUnavailableError(
+                    f"LLM judge was inconclusive for {req.tool_name} ({req.oracle_event_id} vs {req.agent_event_id}): {v.rationale}",
+                    kind="inconclusive",
+                )
+            for a in req.llm_args:
+                p.detail.args.append(
+                    ArgCheck(a, f"llm:{v.checker}" if v.checker else "llm_checker", req.oracle_args[a], req.agent_args[a], bool(v.passed), v.rationale)
+                )
+            p.accepted = bool(v.passed)
+            p.detail.reason = "accepted" if v.passed else "soft"
+            p.detail.message = v.rationale
+            p.soft = None
+
+    def cached_eval(self, step: OracleStep, i: int, resolved: dict[str, Any]) -> PairEval:
+        key = (
+            step.event_id,
+            i,
+            tuple(self.state.oracle_to_idx.get(p) for p in step.parents),
+            tuple(self.state.oracle_to_idx.get(r) for r in self.placeholder_refs(step)),
+        )
+        pe = self._cache.get(key)
+        if pe is None:
+            pe = self.evaluate(step, i, resolved)
+            if pe.soft is not None:
+                self.decide_soft([pe])
+            self._cache[key] = pe
+        return pe
+
+    # ------------------------------------------------------------------ ENV
+    def match_env(self, step: OracleStep) -> int | None:
+        for i in range(self.base, self.end):
+            ev = self.state.agent_events[i]
+            if ev.event_id == step.event_id and ev.tool_name == step.tool_name and ev.event_type == step.event_type:
+                return i
+        return None
+
+    # --------------------------------------------------------------- greedy
+    def greedy(self) -> Failure | None:
+        for step in self.steps:
+            if step.event_type in (EventType.ENV, EventType.USER):
+                i = self.match_env(step)
+                if i is None:
+                    return EnvOracleMatchingFailure(step.event_id, turn=step.turn)
+                self.state.assign(i, step.event_id)
+                continue
+            if step.event_type != EventType.AGENT:
+                return self.s.input_failure(f"oracle event of type {step.event_type.value} cannot be judged", step.event_id)
+            fail = self.greedy_step(step)
+            if fail is not None:
+                return fail
+        return None
+
+    def greedy_step(self, step: OracleStep) -> Failure | None:
+        resolved = self.resolve_args(step)
+        self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.scenario.source)
+        evals: dict[int, PairEval] = {}
+        cands = [i for i in self.candidates(step) if i not in self.state.idx_to_oracle]
+        prefetch = getattr(self.s.soft_judge, "prefetch", False)
+        if prefetch:
+            for i in cands:
+                evals[i] = self.evaluate(step, i, resolved)
+            self.decide_soft([e for e in evals.values() if e.soft is not None])
+        for i in cands:
+            pe = evals.get(i)
+            if pe is None:
+                pe = evals[i] = self.evaluate(step, i, resolved)
+                if pe.soft is not None:
+                    self.decide_soft([pe])
+            if pe.accepted and not self.causality(step, i):
+                self.state.assign(i, step.event_id)
+                return None
+        return self.matching_failure(step, resolved, evals)
+
+    # ---------------------------------------------------------------- exact
+    def exact(self, budget: int) -> tuple[bool, bool]:
+        """Backtracking search.  Returns (found, exhausted_budget)."""
+        counter = [0]
+        exhausted = [False]
+
+        def solve(k: int) -> bool:
+            if k == len(self.steps):
+                return True
+            step = self.steps[k]
+            if step.event_type in (EventType.ENV, EventType.USER):
+                i = self.match_env(step)
+                if i is None:
+                    return False
+                prev = self.state.idx_to_oracle.get(i)
+                self.state.assign(i, step.event_id)
+                if solve(k + 1):
+                    return True
+                self.state.unassign(i, step.event_id)
+                if prev is not None:
+                    self.state.assign(i, prev)
+                return False
+            if step.event_type != EventType.AGENT:
+                return False
+            self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.scenario.source)
+            resolved = self.resolve_args(step)
+            for i in self.candidates(step):
+                if i in self.state.idx_to_oracle:
+                    continue
+                counter[0] += 1
+                if counter[0] > budget:
+                    exhausted[0] = True
+                    return False
+                pe = self.cached_eval(step, i, resolved)
+                if pe.accepted and not self.causality(step, i):
+                    self.state.assign(i, step.event_id)
+                    if solve(k + 1):
+                        return True
+                    self.state.unassign(i, step.event_id)
+                    if exhausted[0]:
+                        return False
+            return False
+
+        return solve(0), exhausted[0]
+
+    # ------------------------------------------------------------- failures
+    def matching_failure(self, step: OracleStep, resolved: dict[str, Any], evals: dict[int, PairEval]) -> OracleEventMatchingFailure:
+        """ARE's attempt list: every agent event in scope, in order."""
+        attempts: list[EventComparisonFailure] = []
+        lo = self.base if self.s.config.candidate_scope == "current_turn" else 0
+        best: tuple[tuple[int, int, int], EventComparisonFailure] | None = None
+        for i in range(lo, self.end):
+            ev = self.state.agent_events[i]
+            if i in self.state.idx_to_oracle:
+                attempts.append(EventComparisonFailure(ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.ALREADY_MATCHED))
+                continue
+            if ev.tool_name != step.tool_name:
+                continue
+            pe = evals.get(i)
+            if pe is None:
+                pe = self.evaluate(step, i, resolved)
+                if pe.soft is not None:
+                    self.decide_soft([pe])
+            if not pe.accepted:
+                full = self.evaluate(step, i, resolved, full=True)
+                detail = full.detail if full.soft is None and full.detail is not None else pe.detail
+                if pe.detail is not None and pe.detail.reason == "soft" and detail is not None:
+                    detail = pe.detail
+                f = EventComparisonFailure(ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.TOOL_JUDGE_REJECT, detail=detail)
+                attempts.append(f)
+                rows = detail.args if detail else []
+                score = (1, sum(r.passed for r in rows), int(bool(detail and detail.time and detail.time.passed)))
+            else:
+                violating = self.causality(step, i)
+                f = None
+                for p in violating:
+                    j = self.state.oracle_to_idx.get(p)
+                    msg = (
+                        f"oracle parent {p} is not matched to any agent event"
+                        if j is None
+                        else f"oracle parent {p} is matched to agent event {self.state.agent_events[j].event_id}, which is not before this one"
+                    )
+                    f = EventComparisonFailure(
+                        ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.CAUSALITY,
+                        detail=RejectDetail("causality", args=pe.detail.args if pe.detail else [], time=pe.detail.time if pe.detail else None, message=msg),
+                        parent_event_id=p,
+                    )
+                    attempts.append(f)
+                score = (2, 0, 0)
+            if f is not None and (best is None or score > best[0]):
+                best = (score, f)
+        return OracleEventMatchingFailure(
+            oracle_tool_name=step.tool_name,
+            oracle_tool_args={k: str(v) for k, v in resolved.items() if k != "self"},
+            comparison_failures=attempts,
+            oracle_event_id=step.event_id,
+            turn=step.turn,
+            closest=best[1] if best else None,
+        )
+
+
+_MISSING = object()
+
+
+def _walk(value: Any, path: list[str]) -> Any:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, ValueError):
+            return _MISSING
+    for key in path:
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return _MISSING
+    return value

@@ -1,0 +1,190 @@
+"""The oracle side: the oracle run (given or derived), turns, and per-turn dependency graphs."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from ..model import AUI_SEND_TO_USER, Event, EventType, OracleEvent, Scenario, TimeComparator
+from .events import judged_events
+from .optypes import infer_operation_type
+
+
+@dataclass(eq=False)
+class OracleStep:
+    """One oracle event as the judge sees it (ARE's ``CompletedOracleEvent``)."""
+
+    event_id: str
+    event_type: EventType
+    tool_name: str
+    args: dict[str, Any]
+    """Arguments of the oracle run (placeholders resolved with the oracle's own values)."""
+    raw_args: dict[str, Any]
+    """Arguments of the definition (may hold ``{{event_id}}`` placeholders)."""
+    event_time: float
+    absolute_time: float | None
+    comparator: TimeComparator | None
+    turn: int
+    parents: list[str] = field(default_factory=list)
+    """Same-turn judge-graph parents."""
+    checks: list[Any] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class OraclePlan:
+    """Per-turn oracle steps in topological order, plus everything turn-independent."""
+
+    nb_turns: int
+    turns: list[list[OracleStep]]
+    steps: dict[str, OracleStep]
+    tasks: list[str]
+    """Per-turn task text (``send_message_to_agent`` contents), for soft judges."""
+
+
+def _topological(events: list[OracleEvent], *, file: str | None) -> list[OracleEvent]:
+    by_id = {e.event_id: e for e in events}
+    indeg = {e.event_id: 0 for e in events}
+    children: dict[str, list[str]] = {e.event_id: [] for e in events}
+    for e in events:
+        for d in e.dependencies:
+            if d in by_id:
+                indeg[e.event_id] += 1
+                children[d].append(e.event_id)
+    queue = deque(eid for eid, n in indeg.items() if n == 0)
+    order: list[OracleEvent] = []
+    while queue:
+        eid = queue.popleft()
+        order.append(by_id[eid])
+        for c in children[eid]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                queue.append(c)
+    if len(order) != len(events):
+        stuck = sorted(eid for eid, n in indeg.items() if n > 0)
+        raise InputError(f"the event dependencies contain a cycle through {stuck}", file=file, field="dependencies")
+    return order
+
+
+def turn_of_events(scenario: Scenario) -> dict[str, int]:
+    """Turn index of every definition event.
+
+    An event's turn is the largest turn of its dependencies, plus one if any dependency is an
+    oracle message to the user: the number of AUI messages on its longest ancestor path.
+    Difference from ARE (Q20): ARE's BFS may number a multi-parent event before all its parents
+    are visited; we always use the longest path.
+    """
+    order = _topological(scenario.events, file=scenario.source)
+    turn: dict[str, int] = {}
+    by_id = {e.event_id: e for e in scenario.events}
+    for e in order:
+        t = 0
+        for d in e.dependencies:
+            dep = by_id[d]
+            bump = 1 if dep.event_type == EventType.AGENT and dep.tool_name == AUI_SEND_TO_USER else 0
+            t = max(t, turn[d] + bump)
+        turn[e.event_id] = t
+    return turn
+
+
+def derive_oracle_run(scenario: Scenario, registry: frozenset[str]) -> list[Event]:
+    """Schedule the definition as ARE's oracle mode would: each event at its latest parent's time
+    plus its relative delay (or at its absolute time).  Ties are ordered by event id."""
+    times: dict[str, float] = {}
+    out: list[Event] = []
+    for e in _topological(scenario.events, file=scenario.source):
+        if e.relative_time is None and e.absolute_time is not None:
+            t = e.absolute_time
+        else:
+            base = max((times[d] for d in e.dependencies), default=scenario.start_time)
+            t = base + (e.relative_time or 0.0)
+        times[e.event_id] = t
+        if e.event_type in (EventType.CONDITION, EventType.VALIDATION, EventType.STOP):
+            continue
+        action = e.action
+        if action is not None and action.operation_type is None:
+            action = action.model_copy(
+                update={"operation_type": infer_operation_type(action.tool_name, action.function, registry)}
+            )
+        out.append(Event(event_id=e.event_id, event_type=e.event_type, event_time=t, action=action))
+    out.sort(key=lambda ev: (ev.event_time, ev.event_id))
+    return out
+
+
+def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
+    """Everything the judge needs from the oracle side, computed once per scenario."""
+    definition = scenario.event_by_id()
+    turn_map = turn_of_events(scenario)
+    nb_turns = (max(turn_map.values()) + 1) if turn_map else 1
+    run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry)
+    kept = judged_events(run)
+    turns: list[list[OracleStep]] = [[] for _ in range(nb_turns)]
+    steps: dict[str, OracleStep] = {}
+    for ev in kept:
+        d = definition.get(ev.event_id)
+        if d is None:
+            raise InputError(
+                "the oracle run has an event that is not in the scenario definition",
+                file=scenario.source,
+                event_id=ev.event_id,
+            )
+        if ev.event_id in steps:
+            raise InputError("the oracle run has this event twice", file=scenario.source, event_id=ev.event_id)
+        step = OracleStep(
+            event_id=ev.event_id,
+            event_type=ev.event_type,
+            tool_name=ev.tool_name,
+            args=dict(ev.args),
+            raw_args=dict(d.action.args) if d.action else {},
+            event_time=ev.event_time,
+            absolute_time=d.absolute_time if d.relative_time is None else None,
+            comparator=d.comparator if d.event_type == EventType.AGENT else None,
+            turn=turn_map[ev.event_id],
+            checks=list(d.checks),
+        )
+        steps[ev.event_id] = step
+        turns[step.turn].append(step)
+    ordered = [_order_turn(turn_steps, definition) for turn_steps in turns]
+    tasks = _tasks(run, turn_map, nb_turns)
+    return OraclePlan(nb_turns=nb_turns, turns=ordered, steps=steps, tasks=tasks)
+
+
+def _order_turn(turn_steps: list[OracleStep], definition: dict[str, OracleEvent]) -> list[OracleStep]:
+    """Judge graph of a turn (parents restricted to the turn's kept events), in Kahn FIFO order
+    with keys in oracle-run order (ARE's ``scenario_utils`` behaviour; parent order made stable)."""
+    ids = {s.event_id for s in turn_steps}
+    by_id = {s.event_id: s for s in turn_steps}
+    indeg: dict[str, int] = {}
+    children: dict[str, list[str]] = {s.event_id: [] for s in turn_steps}
+    for s in turn_steps:
+        parents = []
+        for d in definition[s.event_id].dependencies:
+            if d in ids and d not in parents:
+                parents.append(d)
+        s.parents = parents
+        indeg[s.event_id] = len(parents)
+        for p in parents:
+            children[p].append(s.event_id)
+    queue = deque(s.event_id for s in turn_steps if indeg[s.event_id] == 0)
+    order: list[OracleStep] = []
+    while queue:
+        eid = queue.popleft()
+        order.append(by_id[eid])
+        for c in children[eid]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                queue.append(c)
+    if len(order) != len(turn_steps):  # cannot happen after the definition check; keep it loud
+        raise InputError("the oracle graph of a turn contains a cycle")
+    return order
+
+
+def _tasks(run: list[Event], turn_map: dict[str, int], nb_turns: int) -> list[str]:
+    tasks = [""] * nb_turns
+    for ev in run:
+        if ev.tool_name == "AgentUserInterface__send_message_to_agent" and ev.event_id in turn_map:
+            content = ev.args.get("content")
+            if content is not None:
+                tasks[turn_map[ev.event_id]] += f"{content}\n"
+    return tasks

@@ -1,0 +1,58 @@
+"""ARE's time-window rules (judge.py:270-323, event_judge.py:92-169)."""
+
+from __future__ import annotations
+
+from ..judgment.failures import TimeCheck
+from ..model import TimeComparator
+
+
+def window(comparator: TimeComparator | None, expected: float, pre: float, post: float) -> tuple[float | None, float | None]:
+    if comparator is None or comparator == TimeComparator.EQUAL:
+        return expected - pre, expected + post
+    if comparator == TimeComparator.LESS_THAN:
+        return None, expected + post
+    if comparator == TimeComparator.GREATER_THAN:
+        return expected - pre, None
+    raise ValueError(f"unknown time comparator {comparator!r}")  # pragma: no cover - enum-guarded
+
+
+def check_time(
+    *,
+    agent_time: float,
+    oracle_time: float,
+    absolute_time: float | None,
+    comparator: TimeComparator | None,
+    parent_oracle_times: list[float],
+    parent_agent_times: list[float],
+    parent_ids: list[str],
+    start_time: float,
+    threshold: float,
+    pre: float,
+    post: float,
+) -> TimeCheck:
+    """One time check.
+
+    Absolute: the agent time against the absolute oracle time.  Relative: the delay after the
+    reference parent(s).  The agent's reference is the latest agent time among the parents that
+    were latest in the oracle run (ARE's argmax rule, Q10), scenario start included on ties.
+    Checked only when the oracle delay exceeds ``threshold`` or a comparator is set.
+    """
+    comp = comparator.value if comparator else None
+    if absolute_time is not None:
+        lo, hi = window(comparator, absolute_time, pre, post)
+        ok = (lo is None or agent_time >= lo) and (hi is None or agent_time <= hi)
+        return TimeCheck("absolute", comp, agent_time, absolute_time, lo, hi, ok, "absolute time")
+    t_o = [*parent_oracle_times, start_time]
+    t_a = [*parent_agent_times, start_time]
+    names = [*parent_ids, "scenario start"]
+    max_o = max(t_o)
+    argmax = [i for i, t in enumerate(t_o) if t >= max_o]
+    max_a = max(t_a[i] for i in argmax)
+    ref = next(names[i] for i in argmax if t_a[i] == max_a)
+    agent_rel = agent_time - max_a
+    oracle_rel = oracle_time - max_o
+    if not (oracle_rel > threshold or comparator is not None):
+        return TimeCheck("skipped", comp, agent_rel, oracle_rel, None, None, True, ref)
+    lo, hi = window(comparator, oracle_rel, pre, post)
+    ok = (lo is None or agent_rel >= lo) and (hi is None or agent_rel <= hi)
+    return TimeCheck("relative", comp, agent_rel, oracle_rel, lo, hi, ok, ref)

@@ -1,0 +1,315 @@
+"""Reader for ARE's export JSON (``version: are_simulation_v1``).
+
+The agent log is the file's ``completed_events``.  The oracle side is either the
+``completed_events`` of a separate oracle-run trace, or derived from the file's own ``events``
+definition (see :func:`pytest_are_judge.judge.oracle.derive_oracle_run`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..model import (
+    AppInfo,
+    Event,
+    EventType,
+    OperationType,
+    OracleEvent,
+    Run,
+    Scenario,
+    TimeComparator,
+    ToolCall,
+    UserDetails,
+)
+
+ARE_VERSION = "are_simulation_v1"
+_HARDWIRED_CLASSES = {"AgentUserInterface": "AgentUserInterface", "SystemApp": "SystemApp"}
+_PLACEHOLDER = re.compile(r"^\{\{.*\}\}$", re.S)
+_TRUE = {"true", "1", "t", "y", "yes"}
+
+
+def is_are_export(data: Any) -> bool:
+    return isinstance(data, dict) and "completed_events" in data and "events" in data and "apps" in data
+
+
+def is_oracle_run(data: dict[str, Any]) -> bool:
+    """True when the export's metadata marks it as an oracle run (``runner_config.oracle``)."""
+    meta = data.get("metadata") or {}
+    rc = meta.get("runner_config") or {}
+    sim = meta.get("simulation") or {}
+    return bool(rc.get("oracle")) and not sim.get("agent_id") and not sim.get("model_id")
+
+
+def _type_word(value_type: str) -> str:
+    m = re.match(r"\s*Optional\[(.*)\]\s*$", value_type)
+    if m:
+        value_type = m.group(1)
+    m = re.search(r"\w+", value_type)
+    return m.group(0) if m else ""
+
+
+def parse_arg_value(value: Any, value_type: Any, *, where: dict[str, str | None]) -> Any:
+    """Decode one ``{value, value_type}`` pair as ARE's importer does.
+
+    Difference: list/dict values that are Python reprs (ARE cannot re-import them) are read with
+    ``ast.literal_eval`` as a fallback.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return value  # already typed (hand-edited files)
+    if _PLACEHOLDER.match(value):
+        return value
+    if not value_type:
+        return value
+    word = _type_word(str(value_type))
+    try:
+        if word == "str":
+            return value
+        if word == "int":
+            return int(value)
+        if word == "float":
+            return float(value)
+        if word == "bool":
+            return value.strip().lower() in _TRUE
+        if word in ("list", "dict", "tuple", "set"):
+            try:
+                parsed = json.loads(value)
+            except json.JSONDecodeError:
+                parsed = ast.literal_eval(value)
+            return parsed
+    except (ValueError, SyntaxError) as exc:
+        raise InputError(
+            f"argument value {value!r} does not parse as declared type {value_type!r} ({exc})",
+            **where,
+        ) from None
+    return value  # other declared types (Any, custom classes) stay as text, as in ARE
+
+
+def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id: str) -> ToolCall | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InputError("'action' must be an object", file=file, event_id=event_id, field="action")
+    app = raw.get("app")
+    function = raw.get("function")
+    if not isinstance(app, str) or not isinstance(function, str):
+        raise InputError(
+            "an action needs string 'app' and 'function'", file=file, event_id=event_id, field="action"
+        )
+    args: dict[str, Any] = {}
+    raw_args = raw.get("args") or []
+    if isinstance(raw_args, dict):  # tolerate a plain mapping
+        raw_args = [{"name": k, "value": v, "value_type": None} for k, v in raw_args.items()]
+    for i, a in enumerate(raw_args):
+        if not isinstance(a, dict) or "name" not in a:
+            raise InputError(
+                "each arg must be an object with 'name', 'value', 'value_type'",
+                file=file,
+                event_id=event_id,
+                field=f"action.args[{i}]",
+            )
+        name = a["name"]
+        if name == "self":
+            continue
+        args[name] = parse_arg_value(
+            a.get("value"),
+            a.get("value_type"),
+            where={"file": file, "event_id": event_id, "field": f"action.args.{name}"},
+        )
+    op = raw.get("operation_type")
+    try:
+        op_type = OperationType(op.upper()) if isinstance(op, str) else None
+    except ValueError:
+        raise InputError(
+            f"operation_type must be READ or WRITE, got {op!r}", file=file, event_id=event_id, field="action.operation_type"
+        ) from None
+    app_class = app_classes.get(app) or _HARDWIRED_CLASSES.get(app) or app
+    return ToolCall(app=app, function=function, app_class=app_class, args=args, operation_type=op_type)
+
+
+def _event_type(raw: dict[str, Any], *, file: str, event_id: str) -> EventType:
+    et = raw.get("event_type")
+    try:
+        return EventType(et)
+    except ValueError:
+        raise InputError(
+            f"event_type must be one of {[e.value for e in EventType]}, got {et!r}",
+            file=file,
+            event_id=event_id,
+            field="event_type",
+        ) from None
+
+
+def _float_or_none(v: Any, *, file: str, event_id: str, field: str) -> float | None:
+    if v is None:
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise InputError(f"expected a number of seconds, got {v!r}", file=file, event_id=event_id, field=field) from None
+
+
+def parse_completed_events(raw_events: Any, app_classes: dict[str, str], *, file: str) -> list[Event]:
+    if not isinstance(raw_events, list):
+        raise InputError("'completed_events' must be a list", file=file, field="completed_events")
+    out: list[Event] = []
+    for i, raw in enumerate(raw_events):
+        if not isinstance(raw, dict):
+            raise InputError("each completed event must be an object", file=file, field=f"completed_events[{i}]")
+        eid = raw.get("event_id")
+        if not isinstance(eid, str):
+            raise InputError("missing string 'event_id'", file=file, field=f"completed_events[{i}].event_id")
+        meta = raw.get("metadata") or {}
+        out.append(
+            Event(
+                event_id=eid,
+                event_type=_event_type(raw, file=file, event_id=eid),
+                event_time=_float_or_none(raw.get("event_time"), file=file, event_id=eid, field="event_time") or 0.0,
+                action=_parse_action(raw.get("action"), app_classes, file=file, event_id=eid),
+                return_value=meta.get("return_value"),
+                exception=meta.get("exception"),
+            )
+        )
+    return out
+
+
+def parse_definition(raw_events: Any, app_classes: dict[str, str], *, file: str) -> list[OracleEvent]:
+    if not isinstance(raw_events, list):
+        raise InputError("'events' must be a list", file=file, field="events")
+    out: list[OracleEvent] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_events):
+        if not isinstance(raw, dict):
+            raise InputError("each event must be an object", file=file, field=f"events[{i}]")
+        eid = raw.get("event_id")
+        if not isinstance(eid, str):
+            raise InputError("missing string 'event_id'", file=file, field=f"events[{i}].event_id")
+        if eid in seen:
+            raise InputError("duplicate event_id in the scenario definition", file=file, event_id=eid)
+        seen.add(eid)
+        deps = raw.get("dependencies") or []
+        if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+            raise InputError("'dependencies' must be a list of event ids", file=file, event_id=eid, field="dependencies")
+        rel = _float_or_none(raw.get("event_relative_time"), file=file, event_id=eid, field="event_relative_time")
+        absolute = _float_or_none(raw.get("event_time"), file=file, event_id=eid, field="event_time")
+        if rel is not None:
+            absolute = None  # ARE exports event_time only when the relative time is null
+        elif absolute is None:
+            rel = 0.0
+        comp = raw.get("event_time_comparator")
+        try:
+            comparator = TimeComparator(comp) if comp else None
+        except ValueError:
+            raise InputError(
+                f"event_time_comparator must be EQUAL, LESS_THAN or GREATER_THAN, got {comp!r}",
+                file=file,
+                event_id=eid,
+                field="event_time_comparator",
+            ) from None
+        out.append(
+            OracleEvent(
+                event_id=eid,
+                event_type=_event_type(raw, file=file, event_id=eid),
+                action=_parse_action(raw.get("action"), app_classes, file=file, event_id=eid),
+                dependencies=list(deps),
+                relative_time=rel,
+                absolute_time=absolute,
+                comparator=comparator,
+            )
+        )
+    known = {e.event_id for e in out}
+    for e in out:
+        for d in e.dependencies:
+            if d not in known:
+                raise InputError(
+                    f"dependency {d!r} is not an event of this scenario", file=file, event_id=e.event_id, field="dependencies"
+                )
+    return out
+
+
+def _user_details(apps: list[dict[str, Any]]) -> UserDetails | None:
+    """The contacts app's single ``is_user`` contact (None when there is none)."""
+    for app in apps:
+        if app.get("class_name") not in ("Contacts", "ContactsApp") and app.get("name") not in ("Contacts", "ContactsApp"):
+            continue
+        state = app.get("app_state") or {}
+        contacts = state.get("contacts") or {}
+        values = contacts.values() if isinstance(contacts, dict) else contacts
+        users = [c for c in values if isinstance(c, dict) and c.get("is_user")]
+        if len(users) >= 1:
+            u = users[0]
+            return UserDetails(
+                first_name=str(u.get("first_name") or ""),
+                last_name=str(u.get("last_name") or ""),
+                address=str(u.get("address") or ""),
+            )
+    return None
+
+
+def scenario_from_export(data: dict[str, Any], *, file: str) -> Scenario:
+    if data.get("version") != ARE_VERSION:
+        raise InputError(f"unsupported export version {data.get('version')!r}, expected {ARE_VERSION!r}", file=file, field="version")
+    apps_raw = data.get("apps") or []
+    if not isinstance(apps_raw, list):
+        raise InputError("'apps' must be a list", file=file, field="apps")
+    apps = []
+    for i, a in enumerate(apps_raw):
+        if not isinstance(a, dict) or not isinstance(a.get("name"), str):
+            raise InputError("each app needs a string 'name'", file=file, field=f"apps[{i}]")
+        apps.append(AppInfo(name=a["name"], class_name=str(a.get("class_name") or a["name"])))
+    app_classes = {a.name: a.class_name for a in apps}
+    definition = (data.get("metadata") or {}).get("definition") or {}
+    scenario_id = definition.get("scenario_id") or Path(file).stem
+    start = definition.get("start_time")
+    start_time = _float_or_none(start, file=file, event_id=None, field="metadata.definition.start_time")
+    if start_time is None:
+        raise InputError("the scenario has no start_time", file=file, field="metadata.definition.start_time")
+    return Scenario(
+        scenario_id=str(scenario_id),
+        start_time=start_time,
+        apps=apps,
+        events=parse_definition(data.get("events"), app_classes, file=file),
+        user=_user_details(apps_raw),
+        source=file,
+        metadata={
+            "run_number": definition.get("run_number"),
+            "tags": definition.get("tags") or [],
+            "oracle_run_marked": is_oracle_run(data),
+            "format": "are_export",
+        },
+    )
+
+
+def read_export(data: dict[str, Any], *, file: str, oracle: dict[str, Any] | None = None, oracle_file: str | None = None) -> Run:
+    """One agent run from an ARE export (oracle side from ``oracle`` when given)."""
+    scenario = scenario_from_export(data, file=file)
+    app_classes = {a.name: a.class_name for a in scenario.apps}
+    events = parse_completed_events(data.get("completed_events"), app_classes, file=file)
+    if oracle is not None:
+        of = oracle_file or "<oracle>"
+        oscen = scenario_from_export(oracle, file=of)
+        if oscen.scenario_id != scenario.scenario_id:
+            raise InputError(
+                f"oracle trace is for scenario {oscen.scenario_id!r}, the run for {scenario.scenario_id!r}",
+                file=of,
+                field="metadata.definition.scenario_id",
+            )
+        oapps = {a.name: a.class_name for a in oscen.apps}
+        scenario = scenario.model_copy(
+            update={"oracle_run": parse_completed_events(oracle.get("completed_events"), oapps, file=of)}
+        )
+    run_number = scenario.metadata.get("run_number")
+    return Run(
+        scenario=scenario,
+        events=events,
+        run_id=Path(file).stem,
+        source=file,
+        run_number=run_number if isinstance(run_number, int) else None,
+        metadata={"format": "are_export"},
+    )

@@ -1,0 +1,306 @@
+"""The native scenario format: YAML or JSON written by hand.
+
+A scenario file holds the oracle (``events``) and optionally one or more agent ``runs``; agent
+runs may also live in separate JSON/JSONL files.  The JSON Schema is generated from
+:class:`ScenarioFile` (``are-judge --schema``; published in ``docs/scenario.schema.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import InputError, format_validation_error
+from ..model import (
+    AUI_APP,
+    CheckSpec,
+    Event,
+    EventType,
+    OperationType,
+    OracleEvent,
+    Run,
+    Scenario,
+    TimeComparator,
+    ToolCall,
+    UserDetails,
+)
+
+FORMAT_TAG = "are-judge/scenario-v1"
+
+
+def _split_tool(tool: str) -> tuple[str, str]:
+    """``App.function`` or ``App__function`` -> (app, function)."""
+    if "__" in tool:
+        app, fn = tool.split("__", 1)
+    elif "." in tool:
+        app, fn = tool.rsplit(".", 1)
+    else:
+        raise ValueError(f"tool must look like 'App.function' or 'App__function', got {tool!r}")
+    if not app or not fn:
+        raise ValueError(f"tool must look like 'App.function', got {tool!r}")
+    return app, fn
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NativeCheck(_Strict):
+    """An extra check on one argument of the agent's call (scripted checker params)."""
+
+    arg: str = Field(description="argument name")
+    checker: str = Field(description="checker type, e.g. contain_any_checker, eq_checker, code_judge")
+    args: dict[str, Any] = Field(default_factory=dict, description="checker arguments, e.g. {targets: [...]}")
+
+
+class NativeEvent(_Strict):
+    """One oracle event: what the user/environment does, or what the agent is expected to do."""
+
+    id: str = Field(description="unique event id")
+    type: Literal["agent", "user", "env", "AGENT", "USER", "ENV"] = Field(
+        default="agent", description="agent (expected tool call), user or env"
+    )
+    tool: str = Field(description="App.function, e.g. EmailClientV2.send_email or AgentUserInterface.send_message_to_user")
+    args: dict[str, Any] = Field(default_factory=dict, description="arguments; '{{event_id}}' refers to a matched event's return value")
+    after: list[str] = Field(default_factory=list, description="ids of the events this one depends on")
+    delay: float | None = Field(default=None, description="seconds after the latest dependency (after start without one)")
+    at: float | None = Field(default=None, description="absolute unix time (instead of delay)")
+    comparator: Literal["EQUAL", "LESS_THAN", "GREATER_THAN"] | None = Field(
+        default=None, description="time comparator; setting one forces the time check"
+    )
+    operation: Literal["read", "write"] = Field(default="write", description="read events are not judged")
+    checks: list[NativeCheck] = Field(default_factory=list)
+
+    @field_validator("tool")
+    @classmethod
+    def _tool_shape(cls, v: str) -> str:
+        _split_tool(v)
+        return v
+
+
+class NativeAgentEvent(_Strict):
+    """One event of an agent run log."""
+
+    id: str | None = None
+    type: Literal["agent", "user", "env", "AGENT", "USER", "ENV"] = "agent"
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    time: float = Field(description="seconds after scenario start (or absolute if >= start_time)")
+    returns: Any = None
+    error: str | None = Field(default=None, description="the call raised: the event is ignored by the judge")
+    operation: Literal["read", "write"] = "write"
+
+    @field_validator("tool")
+    @classmethod
+    def _tool_shape(cls, v: str) -> str:
+        _split_tool(v)
+        return v
+
+
+class NativeRun(_Strict):
+    id: str = Field(description="run name (part of the test id)")
+    expect: Literal["pass", "fail"] = Field(default="pass", description="fail: a known-bad run, reported as xfail")
+    events: list[NativeAgentEvent] | None = None
+    file: str | None = Field(default=None, description="a JSON/JSONL file of agent events, relative to this file")
+    run_number: int | None = None
+
+
+class NativeUser(_Strict):
+    first_name: str = ""
+    last_name: str = ""
+    address: str = ""
+
+
+class ScenarioFile(_Strict):
+    """A hand-written scenario (YAML or JSON)."""
+
+    format: Literal["are-judge/scenario-v1"] = Field(alias="format", default=FORMAT_TAG)
+    scenario_id: str
+    description: str = ""
+    start_time: float = 0.0
+    user: NativeUser | None = None
+    apps: dict[str, str] = Field(default_factory=dict, description="app instance name -> class name")
+    judge_config: dict[str, Any] | None = None
+    events: list[NativeEvent]
+    runs: list[NativeRun] = Field(default_factory=list)
+
+
+def _etype(t: str) -> EventType:
+    return EventType(t.upper())
+
+
+def _tool_call(tool: str, args: dict[str, Any], apps: dict[str, str], op: str) -> ToolCall:
+    app, fn = _split_tool(tool)
+    return ToolCall(
+        app=app,
+        function=fn,
+        app_class=apps.get(app, app),
+        args=dict(args),
+        operation_type=OperationType(op.upper()),
+    )
+
+
+def scenario_from_native(doc: ScenarioFile, *, file: str) -> Scenario:
+    events: list[OracleEvent] = []
+    for e in doc.events:
+        rel = e.delay
+        if rel is None and e.at is None:
+            rel = 0.0
+        events.append(
+            OracleEvent(
+                event_id=e.id,
+                event_type=_etype(e.type),
+                action=_tool_call(e.tool, e.args, doc.apps, e.operation),
+                dependencies=list(e.after),
+                relative_time=rel,
+                absolute_time=e.at if rel is None else None,
+                comparator=TimeComparator(e.comparator) if e.comparator else None,
+                checks=[CheckSpec(arg_name=c.arg, checker_type=c.checker, checker_args=c.args) for c in e.checks],
+            )
+        )
+    ids = {e.event_id for e in events}
+    if len(ids) != len(events):
+        seen: set[str] = set()
+        dup = next(e.event_id for e in events if e.event_id in seen or seen.add(e.event_id))  # type: ignore[func-returns-value]
+        raise InputError("duplicate event id", file=file, event_id=dup, field="id")
+    for e in events:
+        for d in e.dependencies:
+            if d not in ids:
+                raise InputError(f"'after' names unknown event {d!r}", file=file, event_id=e.event_id, field="after")
+        if e.event_type == EventType.AGENT and not e.dependencies:
+            raise InputError(
+                "an agent event needs at least one dependency in 'after' (usually the user's message)",
+                file=file,
+                event_id=e.event_id,
+                field="after",
+            )
+    user = UserDetails(**doc.user.model_dump()) if doc.user else None
+    return Scenario(
+        scenario_id=doc.scenario_id,
+        start_time=doc.start_time,
+        events=events,
+        user=user,
+        source=file,
+        judge_config=doc.judge_config,
+        metadata={"format": "native", "description": doc.description},
+    )
+
+
+def agent_events_from_native(
+    items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]
+) -> list[Event]:
+    out = []
+    for n, it in enumerate(items):
+        etype = _etype(it.type)
+        t = it.time if it.time >= start_time and start_time > 0 else start_time + it.time
+        out.append(
+            Event(
+                event_id=it.id or f"agent-{n}",
+                event_type=etype,
+                event_time=t,
+                action=_tool_call(it.tool, it.args, apps, it.operation),
+                return_value=it.returns,
+                exception=it.error,
+            )
+        )
+    return out
+
+
+def _load_structured(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
+    try:
+        if path.suffix.lower() in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+        if path.suffix.lower() == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return json.loads(text)
+    except Exception as exc:  # noqa: BLE001
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else (f" at line {exc.lineno}" if hasattr(exc, "lineno") else "")
+        raise InputError(f"cannot parse{line}: {getattr(exc, 'msg', None) or getattr(exc, 'problem', None) or exc}", file=str(path)) from None
+
+
+def validate_native(data: Any, *, file: str) -> ScenarioFile:
+    if not isinstance(data, dict):
+        raise InputError("a scenario file must be a mapping", file=file)
+    try:
+        return ScenarioFile.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_describe(exc, data), file=file) from None
+
+
+def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
+    """Validation errors that name the event id rather than a list index."""
+    parts = []
+    for err in exc.errors():
+        loc = list(err.get("loc", ()))
+        where = ".".join(str(p) for p in loc)
+        if len(loc) >= 2 and loc[0] == "events" and isinstance(loc[1], int):
+            try:
+                eid = data["events"][loc[1]].get("id")
+                where = f"event {eid!r} field {'.'.join(str(p) for p in loc[2:]) or '<event>'}"
+            except Exception:  # noqa: BLE001
+                pass
+        parts.append(f"{where}: {err.get('msg')}")
+    return "; ".join(parts)
+
+
+def read_native(data: dict[str, Any], *, file: str) -> tuple[Scenario, list[Run]]:
+    doc = validate_native(data, file=file)
+    scenario = scenario_from_native(doc, file=file)
+    apps = {AUI_APP: AUI_APP, **doc.apps}
+    runs = []
+    base = Path(file).parent
+    for r in doc.runs:
+        if (r.events is None) == (r.file is None):
+            raise InputError("a run needs exactly one of 'events' or 'file'", file=file, field=f"runs.{r.id}")
+        if r.file is not None:
+            items = read_agent_log(base / r.file)
+            src = str(base / r.file)
+        else:
+            items = r.events or []
+            src = file
+        runs.append(
+            Run(
+                scenario=scenario,
+                events=agent_events_from_native(items, start_time=doc.start_time, apps=apps),
+                run_id=r.id,
+                source=src,
+                run_number=r.run_number,
+                expected="fail" if r.expect == "fail" else None,
+                metadata={"format": "native", "scenario_file": file},
+            )
+        )
+    return scenario, runs
+
+
+def read_agent_log(path: Path) -> list[NativeAgentEvent]:
+    data = _load_structured(path)
+    if isinstance(data, dict) and "events" in data:
+        data = data["events"]
+    if not isinstance(data, list):
+        raise InputError("an agent log must be a list of events (JSON list or JSONL)", file=str(path))
+    out = []
+    for i, item in enumerate(data):
+        try:
+            out.append(NativeAgentEvent.model_validate(item))
+        except ValidationError as exc:
+            eid = item.get("id") if isinstance(item, dict) else None
+            raise InputError(format_validation_error(exc), file=str(path), event_id=eid or f"#{i}") from None
+    return out
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of the native scenario format."""
+    schema = ScenarioFile.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "pytest-are-judge scenario"
+    return schema
