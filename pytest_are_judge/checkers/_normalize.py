@@ -22,7 +22,7 @@ def normalize_str(s: str) -> str:
         raise TypeError(f"normalize_str expects a str, got {type(s).__name__}")
     decomposed = unicodedata.normalize("NFD", s.lower())
     without_marks = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
-    return without_marks.strip().translate(_DROP_PUNCTUATION)
+    return without_marks.translate(_DROP_PUNCTUATION).strip()
 
 
 def normalize_arg(x: Any) -> str:

@@ -110,6 +110,20 @@ class JudgeSession:
     def params_for(self, step: OracleStep) -> list[ToolCheckerParam]:
         return self.tool_judge.params_for(step.event_id, step.tool_name, step.checks, source=self.scenario.source)
 
+    def check_context(self, step: OracleStep, agent_event: Event) -> dict[str, Any]:
+        """What context-aware checkers (code judges) receive besides the two values."""
+        return {
+            "tool_name": step.tool_name,
+            "oracle_event_id": step.event_id,
+            "oracle_args": step.args,
+            "agent_event": agent_event,
+            "task": self.plan.tasks[step.turn] if step.turn < len(self.plan.tasks) else "",
+            "tasks": list(self.plan.tasks[: step.turn + 1]),
+            "scenario": self.scenario,
+            "agent_events": list(self.raw_events),
+            "source": self.source,
+        }
+
     def input_failure(self, message: str, event_id: str | None = None, field: str | None = None) -> InputErrorFailure:
         return InputErrorFailure(message, self.source, event_id, field)
 

@@ -162,15 +162,16 @@ class TurnMatcher:
         )
         entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.scenario.source)
         params = s.params_for(step)
+        ctx = s.check_context(step, ev)
         if not tc.passed:
             detail = RejectDetail("time", time=tc, message="outside the time window")
             if full:
                 detail.args = s.tool_judge.check_args(
-                    entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=True
+                    entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=True, context=ctx
                 ).rows
             return PairEval(False, detail)
         av = s.tool_judge.check_args(
-            entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=full
+            entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=full, context=ctx
         )
         if not av.passed:
             return PairEval(False, RejectDetail(av.reason, args=av.rows, time=tc))

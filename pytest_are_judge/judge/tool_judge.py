@@ -10,6 +10,7 @@ from ..checkers import CheckerInputError, CheckerType, checker_kind, get_checker
 from ..errors import InputError
 from ..judgment.failures import ArgCheck
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
+from .soft_api import JudgeUnavailableError
 
 LLM = CheckerType.llm_checker.value
 
@@ -89,6 +90,7 @@ class ToolJudge:
         oracle_args: dict[str, Any],
         tolerance: list[str],
         full: bool,
+        context: dict[str, Any] | None = None,
     ) -> ArgVerdict:
         """Registry checks in order, then per-event params.  With ``full=False`` stop at the first
         failing argument (ARE's order); ``full=True`` computes every row for reports."""
@@ -102,7 +104,7 @@ class ToolJudge:
                 if arg not in verdict.soft_args:
                     verdict.soft_args.append(arg)
                 continue
-            row = self._one(arg, ctype, cargs, from_param, agent_args, oracle_args, tolerance)
+            row = self._one(arg, ctype, cargs, from_param, agent_args, oracle_args, tolerance, context)
             if row is None:
                 continue
             verdict.rows.append(row)
@@ -123,6 +125,7 @@ class ToolJudge:
         agent_args: dict[str, Any],
         oracle_args: dict[str, Any],
         tolerance: list[str],
+        context: dict[str, Any] | None = None,
     ) -> ArgCheck | None:
         kind = checker_kind(ctype)
         func = get_checker(ctype)
@@ -141,9 +144,13 @@ class ToolJudge:
                 kwargs = dict(cargs)
                 if ctype == CheckerType.list_attendees_checker.value and "tolerance_list_str" not in kwargs and not from_param:
                     kwargs["tolerance_list_str"] = tolerance
+                if getattr(func, "wants_context", False):
+                    kwargs["context"] = {**(context or {}), "arg_name": arg}
                 ok = _call_checker(ctype, func, actual, expected, kwargs)
         except CheckerInputError as exc:
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}")
+        except JudgeUnavailableError:
+            raise  # an external judge (code judge, LLM) that cannot decide makes the judgment an error
         except Exception as exc:  # noqa: BLE001 - a crashing checker never passes
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: checker raised {type(exc).__name__}: {exc}")
         return ArgCheck(arg, ctype, expected, actual, ok)
