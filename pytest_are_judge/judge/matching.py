@@ -164,7 +164,7 @@ class TurnMatcher:
         params = s.params_for(step)
         ctx = s.check_context(step, ev)
         if not tc.passed:
-            detail = RejectDetail("time", time=tc, message="outside the time window")
+            detail = RejectDetail("time", time=tc)
             if full:
                 detail.args = s.tool_judge.check_args(
                     entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=True, context=ctx
@@ -174,9 +174,13 @@ class TurnMatcher:
             entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=full, context=ctx
         )
         if not av.passed:
+            if full:
+                av.rows += self._unchecked_soft_rows(av.soft_args, ev.args, resolved)
             return PairEval(False, RejectDetail(av.reason, args=av.rows, time=tc))
         rows = list(av.rows)
         selected = s.tool_judge.soft_selected(av.soft_args, resolved)
+        if s.soft_mode == "off":
+            rows += self._unchecked_soft_rows(av.soft_args, ev.args, resolved)
         if selected and s.soft_mode != "off":
             eq_rows = s.tool_judge.soft_equal(selected, ev.args, resolved)
             if all(r.passed for r in eq_rows):
@@ -199,6 +203,16 @@ class TurnMatcher:
             )
             return PairEval(False, RejectDetail("soft", args=rows, time=tc), soft=req)
         return PairEval(True, RejectDetail("accepted", args=rows, time=tc))
+
+    def _unchecked_soft_rows(self, soft_args: list[str], agent_args: dict[str, Any], oracle_args: dict[str, Any]) -> list[ArgCheck]:
+        if self.s.soft_mode != "off":
+            return []
+        why = "per-event checker params turn LLM judging off" if self.s.config.scripted else "LLM judging is off (--are-llm)"
+        return [
+            ArgCheck(a, "llm_checker", oracle_args.get(a), agent_args.get(a), True, f"not checked: {why}")
+            for a in soft_args
+            if a in oracle_args or a in agent_args
+        ]
 
     def decide_soft(self, pending: list[PairEval]) -> None:
         reqs = [p.soft for p in pending if p.soft is not None]

@@ -53,7 +53,7 @@ def render_attempt(f: EventComparisonFailure, indent: str = "  ") -> list[str]:
         lines.append(f"{indent}  {render_time(d.time)}")
     if d.args:
         rows = [
-            ["✓" if r.passed else "✗", r.arg, r.checker, _short(r.expected), _short(r.actual), r.note]
+            ["·" if r.note.startswith("not checked") else ("✓" if r.passed else "✗"), r.arg, r.checker, _short(r.expected), _short(r.actual), r.note]
             for r in d.args
         ]
         lines += [f"{indent}  {line}".rstrip() for line in _table(["", "argument", "checker", "expected", "actual", "note"], rows)]

@@ -100,10 +100,12 @@ def _ignored(f: Path, root: Path) -> bool:
 
 
 def load_runs(
-    paths: list[str | Path], *, oracle_path: str | Path | None = None
+    paths: list[str | Path], *, oracle_path: str | Path | None = None, explicit_files_are_runs: bool = False
 ) -> tuple[list[Run], list[InputError]]:
     """Every run under ``paths``.  An oracle-run trace supplies the oracle side for ARE runs of the
     same scenario id in the same folder (or everywhere, when given as ``oracle_path``).
+    With ``explicit_files_are_runs``, an oracle-run trace named directly in ``paths`` that no run
+    uses is judged itself (against its own definition: a self-check).
     Unreadable files are returned as errors, never skipped."""
     errors: list[InputError] = []
     explicit_oracle: tuple[dict[str, Any], str] | None = None
@@ -124,6 +126,7 @@ def load_runs(
             oracles[(str(Path(f).parent), lf.scenario_id)] = (lf.oracle_data, str(f))
         loaded.append(lf)
     runs: list[Run] = []
+    used: set[str] = set()
     for lf in loaded:
         if lf.kind != "are_export" or lf.oracle_data is not None:
             runs.extend(lf.runs)
@@ -132,11 +135,32 @@ def load_runs(
         if oracle is None:
             runs.extend(lf.runs)
             continue
+        used.add(oracle[1])
         try:
             runs.append(read_export(lf.raw or {}, file=lf.path, oracle=oracle[0], oracle_file=oracle[1]))
         except InputError as exc:
             errors.append(exc)
+    if explicit_files_are_runs:
+        named = {str(Path(p)) for p in paths if Path(p).is_file()}
+        for lf in loaded:
+            if lf.oracle_data is not None and lf.path in named and lf.path not in used:
+                try:
+                    runs.append(read_export(lf.oracle_data, file=lf.path))
+                except InputError as exc:
+                    errors.append(exc)
     return runs, errors
+
+
+def count_oracle_files(paths: list[str | Path]) -> int:
+    """How many oracle-run traces are under ``paths`` (for 'no runs found' messages)."""
+    n = 0
+    for f in discover(list(paths)):
+        try:
+            lf = load_file(f)
+        except InputError:
+            continue
+        n += lf.oracle_data is not None
+    return n
 
 
 def scenario_of(run: Run) -> Scenario:
