@@ -61,7 +61,9 @@ def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_
     if is_are_export(data):
         sid = ((data.get("metadata") or {}).get("definition") or {}).get("scenario_id")
         if oracle is None and is_oracle_file(p, data):
-            return LoadedFile(str(p), "are_export", sid, [], oracle_data=data, raw=data)
+            # validate now, so a broken oracle trace is reported even if no run uses it
+            oracle_run = read_export(data, file=str(p))
+            return LoadedFile(str(p), "are_export", oracle_run.scenario.scenario_id, [], oracle_data=data, raw=data)
         run = read_export(data, file=str(p), oracle=oracle, oracle_file=oracle_file)
         return LoadedFile(str(p), "are_export", run.scenario.scenario_id, [run], raw=data)
     if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or "scenario_id" in data and "events" in data):

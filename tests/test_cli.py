@@ -1,0 +1,96 @@
+"""The offline command-line judge: output formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conformance import CASES, TRACES
+from pytest_are_judge.cli import main
+
+PASS_CASE = CASES / "calendar__replay__renamed_ids"
+FAIL_CASE = CASES / "cab__reorder_violating__swap_oracle_order_oracle_cancel"
+
+
+def test_json_lines_have_the_documented_fields(capsys):
+    code = main([str(PASS_CASE), str(FAIL_CASE), "--json"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    assert len(lines) == 2
+    for d in lines:
+        assert {"path", "scenario_id", "success", "failure", "failure_kind", "matches"} <= d.keys()
+    by_ok = {d["success"]: d for d in lines}
+    assert by_ok[True]["failure"] is None and by_ok[True]["matches"]["user_msg_0"] == "user_msg_0"
+    assert by_ok[False]["failure_kind"] == "oracle_event_matching"
+    assert by_ok[False]["failure"].startswith("Failure: Agent did not perform")
+
+
+def test_all_pass_exits_zero_and_prints_a_table(capsys):
+    assert main([str(PASS_CASE)]) == 0
+    out = capsys.readouterr().out
+    assert "PASS" in out and "hx_calendar" in out and "1 run(s): 1 pass" in out
+
+
+def test_failure_prints_the_rich_report(capsys):
+    assert main([str(FAIL_CASE), "--no-color"]) == 1
+    out = capsys.readouterr().out
+    assert "Closest candidate:" in out and "reason: causality" in out
+
+
+def test_input_error_exits_two_with_file_name(tmp_path, capsys):
+    bad = tmp_path / "broken.json"
+    bad.write_text("{")
+    assert main([str(bad)]) == 2
+    out = capsys.readouterr().out
+    assert "ERROR" in out and "broken.json" in out and "not valid JSON" in out
+    assert "Traceback" not in out
+
+
+def test_usage_errors_exit_two(capsys):
+    assert main([]) == 2
+    assert main(["--limit", "0", str(PASS_CASE)]) == 2
+    with pytest.raises(SystemExit) as ei:
+        main(["--matching", "perfect", str(PASS_CASE)])
+    assert ei.value.code == 2
+
+
+def test_oracle_only_folder_explains_itself(capsys):
+    assert main([str(TRACES)]) == 2
+    assert "oracle-run trace(s) found" in capsys.readouterr().err
+
+
+def test_named_oracle_trace_is_self_checked(capsys):
+    assert main([str(TRACES / "cab.json")]) == 0
+
+
+def test_explicit_oracle_option(tmp_path, capsys):
+    shutil.copy(FAIL_CASE / "agent.json", tmp_path / "run.json")
+    assert main([str(tmp_path / "run.json"), "--oracle", str(FAIL_CASE / "oracle.json"), "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert "causality" in d["failure"]
+
+
+def test_output_dir_and_limit(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main([str(CASES), "--limit", "3", "--output-dir", str(out), "--json"])
+    files = sorted(out.glob("*.json"))
+    assert len(files) == 3 and code in (0, 1)
+    assert all("success" in json.loads(f.read_text()) for f in files)
+
+
+def test_config_file_and_matching(tmp_path, capsys):
+    cfg = tmp_path / "judge.yaml"
+    cfg.write_text("extra_send_message_to_user_allowed: 0\npost_event_tolerance_seconds: 5\n")
+    assert main([str(PASS_CASE), "--config", str(cfg), "--matching", "exact"]) == 0
+    cfg.write_text("no_such_option: 1\n")
+    assert main([str(PASS_CASE), "--config", str(cfg)]) == 2
+    assert "no_such_option" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry_point():
+    r = subprocess.run([sys.executable, "-m", "pytest_are_judge", str(PASS_CASE), "--json"], capture_output=True, text=True)
+    assert r.returncode == 0 and json.loads(r.stdout)["success"] is True

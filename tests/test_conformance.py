@@ -1,0 +1,71 @@
+"""ARE conformance: real ARE 1.2.0 traces with ARE's own verdicts (shared/data/are/cases)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance import CASES, case_dirs, config_for
+from pytest_are_judge.judge import GraphPerEventJudge, config_from_mapping
+from pytest_are_judge.readers import load_file
+from pytest_are_judge.readers.are_json import read_export
+
+CASE_DIRS = case_dirs()
+
+pytestmark = pytest.mark.skipif(not CASE_DIRS, reason=f"ARE conformance data not found at {CASES}")
+
+
+def _judge(case, *, soft_equal=False, with_oracle=True, matching="greedy"):
+    cfg = config_from_mapping({**config_for(case, soft_equal=soft_equal), "matching": matching})
+    if with_oracle:
+        oracle = json.loads((case / "oracle.json").read_text())
+        run = load_file(case / "agent.json", oracle=oracle, oracle_file=str(case / "oracle.json")).runs[0]
+    else:
+        run = read_export(json.loads((case / "agent.json").read_text()), file=str(case / "agent.json"))
+    return GraphPerEventJudge(cfg).judge_run(run)
+
+
+def test_there_are_many_cases():
+    assert len(CASE_DIRS) >= 100
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[c.name for c in CASE_DIRS])
+def test_hard_checks_agree_with_are(case):
+    exp = json.loads((case / "expected.json").read_text())
+    j = _judge(case)
+    assert j.success == exp["success"], j.render()
+    if exp["failure"] == "Exception":
+        # ARE crashed (e.g. an unparseable datetime): we reject with an explanation instead
+        assert j.failure is not None and "cannot compare" in j.render()
+    elif exp["failure"] is None:
+        assert j.failure is None
+    else:
+        assert str(j.failure) == exp["failure"]
+    if exp["failure"] != "Exception":
+        assert j.agent_event_id_to_oracle_event_id == exp["matches"]
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[c.name for c in CASE_DIRS])
+def test_soft_equal_fallback_agrees_with_are(case):
+    exp = json.loads((case / "expected.json").read_text())["alt_soft_equal"]
+    j = _judge(case, soft_equal=True)
+    assert j.success == exp["success"]
+    if exp["failure"] not in (None, "Exception"):
+        assert str(j.failure) == exp["failure"]
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[c.name for c in CASE_DIRS])
+def test_oracle_derived_from_definition_gives_same_verdict(case):
+    exp = json.loads((case / "expected.json").read_text())
+    j = _judge(case, with_oracle=False)
+    assert j.success == exp["success"]
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[c.name for c in CASE_DIRS])
+def test_exact_matching_passes_everything_greedy_passes(case):
+    greedy = _judge(case)
+    exact = _judge(case, matching="exact")
+    if greedy.success:
+        assert exact.success
+        assert exact.agent_event_id_to_oracle_event_id == greedy.agent_event_id_to_oracle_event_id
