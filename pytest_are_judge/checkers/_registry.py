@@ -1,8 +1,10 @@
 """The checker-function registry and ARE's default per-tool registries.
 
 * One name → function registry for hard and scripted checkers, pre-populated with the
-  functions of :mod:`._hard` under their :class:`CheckerType` names.  ``llm_checker`` and
-  ``code_judge`` have no per-argument function and cannot be registered.
+  functions of :mod:`._hard` under their :class:`CheckerType` names.  ``llm_checker`` has no
+  per-argument function; ``code_judge`` resolves lazily to
+  :func:`pytest_are_judge.code_judge.code_judge_checker` (imported on first lookup, so importing
+  the checkers stays cheap).  Neither can be registered by users.
 * ARE's three default per-tool tables (argument checkers, soft checkers, in-context criteria
   tools) are read from ``pytest_are_judge/data/tool_registry.json`` and expanded with ARE's
   alias rules (spec §10.2): tool aliases first (copy, overwriting), then app aliases (every
@@ -96,17 +98,28 @@ def register_checker(name: str, func: CheckerFunc, kind: CheckerKind = "hard") -
     return func
 
 
+_LAZY = {CheckerType.code_judge.value: ("pytest_are_judge.code_judge", "code_judge_checker", "hard")}
+"""Built-in checkers whose module is imported on first lookup."""
+
+
 def known_checkers() -> list[str]:
-    """Names of all registered checker functions, in registration order."""
-    return list(_CHECKERS)
+    """Names of all registered checker functions, in registration order (lazy built-ins last)."""
+    return list(_CHECKERS) + [k for k in _LAZY if k not in _CHECKERS]
 
 
 def _entry(name: str) -> _Entry:
     key = _name(name)
-    try:
-        return _CHECKERS[key]
-    except KeyError:
-        raise UnknownCheckerError(key, known_checkers()) from None
+    entry = _CHECKERS.get(key)
+    if entry is not None:
+        return entry
+    lazy = _LAZY.get(key)
+    if lazy is not None:
+        import importlib
+
+        module, attr, kind = lazy
+        entry = _CHECKERS[key] = _Entry(getattr(importlib.import_module(module), attr), kind)  # type: ignore[arg-type]
+        return entry
+    raise UnknownCheckerError(key, known_checkers())
 
 
 def get_checker(name: str) -> CheckerFunc:
