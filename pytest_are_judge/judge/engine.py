@@ -120,7 +120,7 @@ class JudgeSession:
             "task": self.plan.tasks[step.turn] if step.turn < len(self.plan.tasks) else "",
             "tasks": list(self.plan.tasks[: step.turn + 1]),
             "scenario": self.scenario,
-            "agent_events": list(self.raw_events),
+            "agent_events": self.raw_events,
             "source": self.source,
         }
 

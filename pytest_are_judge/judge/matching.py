@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from bisect import bisect_left
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..judgment.failures import (
     ArgCheck,
@@ -37,6 +38,24 @@ class MatchState:
     idx_to_oracle: dict[int, str] = field(default_factory=dict)
     oracle_to_idx: dict[str, int] = field(default_factory=dict)
     id_map: dict[str, str] = field(default_factory=dict)
+    free_from: dict[str, int] = field(default_factory=dict)
+    """Per tool: position in ``by_tool[tool]`` before which every event is matched (amortises scans)."""
+
+    def iter_free(self, tool: str, lo: int, hi: int) -> Iterator[int]:
+        """Unmatched agent indices of ``tool`` in ``[lo, hi)``, ascending."""
+        idxs = self.by_tool.get(tool)
+        if not idxs:
+            return
+        p = self.free_from.get(tool, 0)
+        while p < len(idxs) and idxs[p] in self.idx_to_oracle:
+            p += 1
+        self.free_from[tool] = p
+        for pos in range(max(p, bisect_left(idxs, lo)), len(idxs)):
+            i = idxs[pos]
+            if i >= hi:
+                return
+            if i not in self.idx_to_oracle:
+                yield i
 
     def add_events(self, events: list[Event]) -> tuple[int, int]:
         base = len(self.agent_events)
@@ -52,6 +71,9 @@ class MatchState:
 
     def unassign(self, i: int, oracle_id: str) -> None:
         del self.idx_to_oracle[i]
+        tool = self.agent_events[i].tool_name
+        if tool in self.free_from:
+            self.free_from[tool] = min(self.free_from[tool], bisect_left(self.by_tool[tool], i))
         if self.oracle_to_idx.get(oracle_id) == i:
             del self.oracle_to_idx[oracle_id]
         self.id_map.pop(self.agent_events[i].event_id, None)
@@ -61,6 +83,7 @@ class MatchState:
 
     def restore(self, snap: tuple[dict[int, str], dict[str, int], dict[str, str]]) -> None:
         self.idx_to_oracle, self.oracle_to_idx, self.id_map = (dict(s) for s in snap)  # type: ignore[assignment]
+        self.free_from = {}
 
 
 @dataclass(eq=False)
@@ -83,11 +106,10 @@ class TurnMatcher:
         self._cache: dict[tuple[Any, ...], PairEval] = {}
 
     # ----------------------------------------------------------------- helpers
-    def candidates(self, step: OracleStep) -> list[int]:
-        idxs = self.state.by_tool.get(step.tool_name, [])
-        if self.s.config.candidate_scope == "current_turn":
-            return [i for i in idxs if self.base <= i < self.end]
-        return [i for i in idxs if i < self.end]
+    def candidates(self, step: OracleStep) -> Iterator[int]:
+        """Unmatched agent events calling the oracle's tool, in chronological (index) order."""
+        lo = self.base if self.s.config.candidate_scope == "current_turn" else 0
+        return self.state.iter_free(step.tool_name, lo, self.end)
 
     def placeholder_refs(self, step: OracleStep) -> list[str]:
         refs = []
@@ -283,9 +305,10 @@ class TurnMatcher:
         resolved = self.resolve_args(step)
         self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.scenario.source)
         evals: dict[int, PairEval] = {}
-        cands = [i for i in self.candidates(step) if i not in self.state.idx_to_oracle]
         prefetch = getattr(self.s.soft_judge, "prefetch", False)
+        cands: Iterable[int] = self.candidates(step)
         if prefetch:
+            cands = list(cands)
             for i in cands:
                 evals[i] = self.evaluate(step, i, resolved)
             self.decide_soft([e for e in evals.values() if e.soft is not None])
@@ -326,7 +349,7 @@ class TurnMatcher:
                 return False
             self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.scenario.source)
             resolved = self.resolve_args(step)
-            for i in self.candidates(step):
+            for i in list(self.candidates(step)):
                 if i in self.state.idx_to_oracle:
                     continue
                 counter[0] += 1
