@@ -1,0 +1,233 @@
+"""Repeated runs of one scenario: pass@k, pass^k, per scenario and overall, and baselines.
+
+* ``pass@k`` — the chance that at least one of k runs drawn (without replacement) from the n
+  recorded runs passes; the unbiased estimator ``1 - C(n-c, k) / C(n, k)`` for c passing runs.
+* ``pass^k`` — the chance that all k drawn runs pass: ``C(c, k) / C(n, k)``; a measure of
+  reliability that falls as k grows unless every run passes.
+
+Records are ``{"scenario_id": ..., "success": bool}`` mappings (``Judgment`` objects, or dicts
+from ``Judgment.to_dict()``, work too).  Errors (``success`` None or an error failure kind)
+count as not passing.
+"""
+
+from __future__ import annotations
+
+import re
+from math import comb
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+__all__ = [
+    "compare_repeats",
+    "group_runs",
+    "pass_at_k",
+    "pass_hat_k",
+    "run_number_of",
+    "summarize_repeats",
+]
+
+
+def _check(n: int, c: int, k: int) -> None:
+    for name, v in (("n", n), ("c", c), ("k", k)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{name} must be an int, got {v!r}")
+    if n < 0 or c < 0 or not 0 <= c <= n:
+        raise ValueError(f"need 0 <= c <= n, got n={n}, c={c}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if k > n:
+        raise ValueError(f"k={k} is larger than the number of runs n={n}")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from n runs of which c passed (``1 - C(n-c, k) / C(n, k)``)."""
+    _check(n, c, k)
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k from n runs of which c passed (``C(c, k) / C(n, k)``)."""
+    _check(n, c, k)
+    return comb(c, k) / comb(n, k)
+
+
+# ------------------------------------------------------------------ records
+
+
+def _field(rec: Any, name: str, default: Any = None) -> Any:
+    if isinstance(rec, Mapping):
+        return rec.get(name, default)
+    return getattr(rec, name, default)
+
+
+_ERROR_KINDS = {"input_error", "judge_unavailable", "inconclusive", "code_judge_error"}
+
+
+def _passed(rec: Any) -> bool:
+    if _field(rec, "success") is not True:
+        return False
+    return _field(rec, "failure_kind") not in _ERROR_KINDS
+
+
+def _counts(records: Iterable[Any]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for rec in records:
+        sid = _field(rec, "scenario_id")
+        if not sid:
+            raise ValueError(f"record without scenario_id: {rec!r}")
+        d = out.setdefault(str(sid), {"n": 0, "c": 0, "errors": 0})
+        d["n"] += 1
+        d["c"] += int(_passed(rec))
+        if _field(rec, "success") is None or _field(rec, "failure_kind") in _ERROR_KINDS:
+            d["errors"] += 1
+    return out
+
+
+def _scenario_row(n: int, c: int, errors: int, k: int) -> dict[str, Any]:
+    row: dict[str, Any] = {"n": n, "c": c, "errors": errors, "pass_rate": c / n if n else None}
+    if n >= k:
+        row["pass_at_k"] = pass_at_k(n, c, k)
+        row["pass_hat_k"] = pass_hat_k(n, c, k)
+    else:
+        row["pass_at_k"] = row["pass_hat_k"] = None
+        row["note"] = f"only {n} run(s), fewer than k={k}"
+    return row
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:
+    """Per-scenario and overall pass@k / pass^k.
+
+    Returns ``{"k", "scenarios": {id: {n, c, errors, pass_rate, pass_at_k, pass_hat_k[, note]}},
+    "overall": {scenarios, scored, runs, passes, pass_rate, pass_at_k, pass_hat_k}}``.  A scenario
+    with fewer than k runs gets ``None`` scores and is left out of the overall means
+    (``scored`` counts the scenarios that are in them).
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    counts = _counts(records)
+    scenarios = {sid: _scenario_row(d["n"], d["c"], d["errors"], k) for sid, d in sorted(counts.items())}
+    scored = [r for r in scenarios.values() if r["pass_at_k"] is not None]
+    runs = sum(r["n"] for r in scenarios.values())
+    passes = sum(r["c"] for r in scenarios.values())
+    return {
+        "k": k,
+        "scenarios": scenarios,
+        "overall": {
+            "scenarios": len(scenarios),
+            "scored": len(scored),
+            "runs": runs,
+            "passes": passes,
+            "pass_rate": passes / runs if runs else None,
+            "pass_at_k": _mean([r["pass_at_k"] for r in scored]),
+            "pass_hat_k": _mean([r["pass_hat_k"] for r in scored]),
+        },
+    }
+
+
+def _as_summary(data: Any, k: int) -> dict[str, Any]:
+    if isinstance(data, Mapping) and "scenarios" in data and "overall" in data:
+        if data.get("k") != k:
+            # recompute from counts so both sides use the same k
+            recs = []
+            for sid, row in data["scenarios"].items():
+                recs += [{"scenario_id": sid, "success": True}] * row["c"]
+                recs += [{"scenario_id": sid, "success": False}] * (row["n"] - row["c"])
+            return summarize_repeats(recs, k)
+        return dict(data)
+    return summarize_repeats(data, k)
+
+
+def _delta(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def compare_repeats(baseline: Any, current: Any, k: int, *, tolerance: float = 0.0) -> dict[str, Any]:
+    """Compare two sets of repeated runs at the same k.
+
+    ``baseline`` and ``current`` are record lists or :func:`summarize_repeats` results.  Per
+    scenario: both rows, ``delta_pass_at_k``, ``delta_pass_hat_k`` (current − baseline) and a
+    ``status``: ``regressed`` (pass^k fell by more than ``tolerance``), ``improved`` (rose by more),
+    ``unchanged``, ``new`` / ``removed`` (only on one side) or ``unscored`` (fewer than k runs).
+    """
+    base = _as_summary(baseline, k)
+    cur = _as_summary(current, k)
+    rows: dict[str, Any] = {}
+    for sid in sorted(set(base["scenarios"]) | set(cur["scenarios"])):
+        b = base["scenarios"].get(sid)
+        c = cur["scenarios"].get(sid)
+        row: dict[str, Any] = {"baseline": b, "current": c}
+        if b is None:
+            row["status"] = "new"
+        elif c is None:
+            row["status"] = "removed"
+        else:
+            d_at = _delta(b["pass_at_k"], c["pass_at_k"])
+            d_hat = _delta(b["pass_hat_k"], c["pass_hat_k"])
+            row["delta_pass_at_k"], row["delta_pass_hat_k"] = d_at, d_hat
+            if d_hat is None:
+                row["status"] = "unscored"
+            elif d_hat < -tolerance:
+                row["status"] = "regressed"
+            elif d_hat > tolerance:
+                row["status"] = "improved"
+            else:
+                row["status"] = "unchanged"
+        rows[sid] = row
+    ob, oc = base["overall"], cur["overall"]
+    return {
+        "k": k,
+        "tolerance": tolerance,
+        "scenarios": rows,
+        "overall": {
+            "baseline": ob,
+            "current": oc,
+            "delta_pass_at_k": _delta(ob["pass_at_k"], oc["pass_at_k"]),
+            "delta_pass_hat_k": _delta(ob["pass_hat_k"], oc["pass_hat_k"]),
+        },
+        "regressed": [s for s, r in rows.items() if r["status"] == "regressed"],
+        "improved": [s for s, r in rows.items() if r["status"] == "improved"],
+    }
+
+
+# ------------------------------------------------------------------ grouping runs
+
+_RUN_NUMBER = re.compile(r"(?:^|[^a-z])run[_\-. ]?(\d+)", re.I)
+
+
+def run_number_of(run: Any) -> int | None:
+    """A run's number: ``run.run_number``, ``metadata["run"]["run_number"]`` /
+    ``metadata["run_number"]``, else ``run_<n>`` in its id or file/folder name."""
+    n = getattr(run, "run_number", None)
+    if isinstance(n, int) and not isinstance(n, bool):
+        return n
+    meta = getattr(run, "metadata", None) or {}
+    for v in ((meta.get("run") or {}).get("run_number") if isinstance(meta.get("run"), Mapping) else None, meta.get("run_number")):
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+    names = [str(getattr(run, "run_id", "") or "")]
+    src = getattr(run, "source", None)
+    if src:
+        p = Path(src)
+        names += [p.stem, p.parent.name]
+    for name in names:
+        m = _RUN_NUMBER.search(name)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def group_runs(runs: Iterable[Any]) -> dict[str, list[Any]]:
+    """Runs grouped by scenario id, each group ordered by run number (unnumbered runs last, in
+    input order)."""
+    groups: dict[str, list[tuple[int, int, Any]]] = {}
+    for i, run in enumerate(runs):
+        sid = run.scenario.scenario_id
+        n = run_number_of(run)
+        groups.setdefault(sid, []).append((0 if n is not None else 1, n if n is not None else i, run))
+    return {sid: [r for *_, r in sorted(items, key=lambda t: (t[0], t[1]))] for sid, items in groups.items()}
