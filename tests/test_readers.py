@@ -158,3 +158,15 @@ def test_schema_is_published_and_current():
     assert "events" in schema["properties"]
     published = Path(__file__).parent.parent / "docs" / "scenario.schema.json"
     assert json.loads(published.read_text()) == schema, "regenerate with: are-judge --schema > docs/scenario.schema.json"
+
+
+def test_dependency_cycle_is_named(tmp_path):
+    p = tmp_path / "demo.yaml"
+    p.write_text(NATIVE.replace("after: [ask]", "after: [ask, buy]"))
+    (tmp_path / "bad.log.json").write_text("[]")
+    from pytest_are_judge.judge import GraphPerEventJudge
+
+    runs, errors = load_runs([p])
+    assert not errors, errors
+    j = GraphPerEventJudge().judge_run(runs[0])
+    assert j.is_error and "cycle: buy -> buy" in str(j.failure)

@@ -62,9 +62,22 @@ def _topological(events: list[OracleEvent], *, file: str | None) -> list[OracleE
             if indeg[c] == 0:
                 queue.append(c)
     if len(order) != len(events):
-        stuck = sorted(eid for eid, n in indeg.items() if n > 0)
-        raise InputError(f"the event dependencies contain a cycle through {stuck}", file=file, field="dependencies")
+        raise InputError(f"the event dependencies contain a cycle: {_describe_cycle(events)}", file=file, field="dependencies")
     return order
+
+
+def _describe_cycle(events: list[OracleEvent]) -> str:
+    """The cycle as 'a -> b -> a' (networkx is imported only on this error path)."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    ids = {e.event_id for e in events}
+    g.add_edges_from((d, e.event_id) for e in events for d in e.dependencies if d in ids)
+    try:
+        edges = nx.find_cycle(g)
+    except nx.NetworkXNoCycle:  # pragma: no cover - Kahn found one
+        return "unknown"
+    return " -> ".join([edges[0][0], *(v for _, v in edges)])
 
 
 def turn_of_events(scenario: Scenario) -> dict[str, int]:
