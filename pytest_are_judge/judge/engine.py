@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
-from typing import Any, Iterable
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
 
 from ..checkers import load_tool_registry
 from ..errors import InputError
@@ -63,12 +65,13 @@ class GraphPerEventJudge:
 
     def judge_run(self, run: Run) -> Judgment:
         """Offline: judge a whole run, turn by turn, stopping at the first failing turn."""
-        try:
-            sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
-        except InputError as exc:
-            return _error(exc, run.scenario, run.run_id, run.source)
-        sess.add_events(run.events)
-        return sess.finish()
+        with _gc_paused():
+            try:
+                sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
+            except InputError as exc:
+                return _error(exc, run.scenario, run.run_id, run.source)
+            sess.add_events(run.events)
+            return sess.finish()
 
     def __call__(self, run: Run | Scenario, agent_events: Iterable[Event] | None = None) -> Judgment:
         if isinstance(run, Scenario):
@@ -249,6 +252,19 @@ class JudgeSession:
         if agent_counter == oracle_counter and o_aui <= a_aui <= o_aui + extra:
             return None
         return ToolCallCountsFailure(agent_counter, a_aui, oracle_counter, o_aui, extra, turn=k)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Judging allocates many small, short-lived objects and no cycles; pausing the cyclic
+    collector meanwhile keeps large runs linear (generation-2 passes grow with the heap)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _add_note(failure: Failure, note: str) -> None:
