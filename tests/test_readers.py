@@ -170,3 +170,25 @@ def test_dependency_cycle_is_named(tmp_path):
     assert not errors, errors
     j = GraphPerEventJudge().judge_run(runs[0])
     assert j.is_error and "cycle: buy -> buy" in str(j.failure)
+
+
+def test_condition_events_with_non_app_actions_are_tolerated(cab):
+    cab["events"].append({"class_name": "ConditionCheckEvent", "event_type": "CONDITION", "event_time": None, "event_id": "cond_1",
+                          "dependencies": ["user_msg_0"], "event_relative_time": 1.0, "action": {"function": "<lambda>", "args": []}})
+    run = read_export(cab, file="cab.json")
+    cond = next(e for e in run.scenario.events if e.event_id == "cond_1")
+    assert cond.action is None
+
+
+def test_add_email_by_the_agent_counts_as_env_event(cab):
+    from pytest_are_judge.judge.events import judged_events, preprocess
+    from pytest_are_judge.model import Event, EventType, OperationType, ToolCall
+
+    ev = Event(event_id="x", event_type=EventType.AGENT, action=ToolCall(app="Emails", app_class="EmailClientV2", function="add_email", operation_type=OperationType.WRITE))
+    assert preprocess(ev).event_type == EventType.ENV
+    mk = Event(event_id="y", event_type=EventType.AGENT, action=ToolCall(app="Files", app_class="SandboxLocalFileSystem", function="makedirs", operation_type=OperationType.WRITE))
+    assert preprocess(mk).tool_name == "SandboxLocalFileSystem__mkdir"
+    files_mk = mk.model_copy(update={"action": mk.action.model_copy(update={"app_class": "Files"})})
+    assert preprocess(files_mk).tool_name == "Files__makedirs"  # ARE Q19, kept
+    quote = Event(event_id="q", event_type=EventType.AGENT, action=ToolCall(app="Cabs", app_class="CabApp", function="get_quotation", operation_type=OperationType.WRITE))
+    assert judged_events([quote]) == []

@@ -91,6 +91,21 @@ def parse_arg_value(value: Any, value_type: Any, *, where: dict[str, str | None]
     return value  # other declared types (Any, custom classes) stay as text, as in ARE
 
 
+_SCHEDULING_TYPES = ("CONDITION", "VALIDATION", "STOP")
+
+
+def _parse_action_for(raw_event: dict[str, Any], app_classes: dict[str, str], *, file: str, event_id: str) -> ToolCall | None:
+    """Scheduling machinery (CONDITION/VALIDATION/STOP) is never judged: an action it carries that
+    is not an app call (e.g. a condition check) is kept as None instead of being an error."""
+    raw = raw_event.get("action")
+    if str(raw_event.get("event_type") or "").upper() in _SCHEDULING_TYPES:
+        try:
+            return _parse_action(raw, app_classes, file=file, event_id=event_id)
+        except InputError:
+            return None
+    return _parse_action(raw, app_classes, file=file, event_id=event_id)
+
+
 def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id: str) -> ToolCall | None:
     if raw is None:
         return None
@@ -136,7 +151,7 @@ def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id:
 def _event_type(raw: dict[str, Any], *, file: str, event_id: str) -> EventType:
     et = raw.get("event_type")
     try:
-        return EventType(et)
+        return EventType(et.upper() if isinstance(et, str) else et)
     except ValueError:
         raise InputError(
             f"event_type must be one of {[e.value for e in EventType]}, got {et!r}",
@@ -166,12 +181,14 @@ def parse_completed_events(raw_events: Any, app_classes: dict[str, str], *, file
         if not isinstance(eid, str):
             raise InputError("missing string 'event_id'", file=file, field=f"completed_events[{i}].event_id")
         meta = raw.get("metadata") or {}
+        if not isinstance(meta, dict):
+            raise InputError("'metadata' must be an object", file=file, event_id=eid, field="metadata")
         out.append(
             Event(
                 event_id=eid,
                 event_type=_event_type(raw, file=file, event_id=eid),
                 event_time=_float_or_none(raw.get("event_time"), file=file, event_id=eid, field="event_time") or 0.0,
-                action=_parse_action(raw.get("action"), app_classes, file=file, event_id=eid),
+                action=_parse_action_for(raw, app_classes, file=file, event_id=eid),
                 return_value=meta.get("return_value"),
                 exception=meta.get("exception"),
             )
@@ -216,7 +233,7 @@ def parse_definition(raw_events: Any, app_classes: dict[str, str], *, file: str)
             OracleEvent(
                 event_id=eid,
                 event_type=_event_type(raw, file=file, event_id=eid),
-                action=_parse_action(raw.get("action"), app_classes, file=file, event_id=eid),
+                action=_parse_action_for(raw, app_classes, file=file, event_id=eid),
                 dependencies=list(deps),
                 relative_time=rel,
                 absolute_time=absolute,
