@@ -1,0 +1,127 @@
+"""A Markdown summary (GitHub step summaries, PR comments) with a Mermaid graph per failing run."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["mermaid_graph", "render_markdown", "write_markdown_summary"]
+
+_STATUS_ICON = {"passed": "✅", "failed": "❌", "error": "⚠️"}
+_CLASS_DEFS = (
+    "classDef matched fill:#dafbe1,stroke:#1a7f37,color:#1f2328",
+    "classDef failed fill:#ffebe9,stroke:#cf222e,stroke-width:3px,color:#1f2328",
+    "classDef unmatched fill:#ffffff,stroke:#cf222e,stroke-dasharray:4 3,color:#1f2328",
+    "classDef not_reached fill:#f6f8fa,stroke:#6e7781,stroke-dasharray:2 3,color:#57606a",
+)
+_MAX_FAILURE_CHARS = 4000
+
+
+def _mid(i: int) -> str:
+    return f"n{i}"
+
+
+def _label(text: str) -> str:
+    """Text safe inside a quoted Mermaid label."""
+    text = re.sub(r"[\r\n]+", " ", str(text))
+    return text.replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;").replace("`", "'")
+
+
+def _short_tool(tool: str) -> str:
+    return tool.split("__", 1)[1] if "__" in tool else tool
+
+
+def mermaid_graph(view: Mapping[str, Any]) -> str:
+    """``graph TD`` of a run's oracle nodes, classed matched / failed / unmatched / not_reached."""
+    nodes = list(view.get("oracle_nodes") or [])
+    ids = {n["id"]: _mid(i) for i, n in enumerate(nodes)}
+    lines = ["graph TD"]
+    for n in nodes:
+        extra = f"→ {n['matched_agent_event']}" if n.get("matched_agent_event") else n["status"].replace("_", " ")
+        label = "<br/>".join(_label(x) for x in (n["id"], _short_tool(n["tool"]), extra))
+        lines.append(f'  {ids[n["id"]]}["{label}"]')
+    for n in nodes:
+        for p in n.get("deps") or n.get("parents") or []:
+            if p in ids:
+                lines.append(f"  {ids[p]} --> {ids[n['id']]}")
+    for status in ("matched", "failed", "unmatched", "not_reached"):
+        members = [ids[n["id"]] for n in nodes if n.get("status") == status]
+        if members:
+            lines.append(f"  class {','.join(members)} {status}")
+    lines += [f"  {c}" for c in _CLASS_DEFS]
+    return "\n".join(lines)
+
+
+def _cell(text: Any) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_runs: int = 50) -> str:
+    """Markdown: totals, a table of failing runs, and per failing run its failure report and a
+    Mermaid graph (at most ``max_runs`` detailed runs)."""
+    runs = list(report.get("runs") or [])
+    summary = dict(report.get("summary") or {})
+    if not summary:
+        from .view import summarize_views
+
+        summary = summarize_views(runs)
+    bad = [r for r in runs if r.get("status") != "passed"]
+    out = [f"## {title or report.get('title') or 'ARE judge results'}", ""]
+    total = summary.get("total", len(runs))
+    out.append(
+        f"**{summary.get('passed', 0)} passed**, **{summary.get('failed', 0)} failed**, "
+        f"**{summary.get('error', 0)} errors** of {total} run(s)."
+    )
+    kinds = summary.get("by_failure_kind") or {}
+    if kinds:
+        out.append("")
+        out.append("Failure kinds: " + ", ".join(f"`{k}` × {v}" for k, v in kinds.items()))
+    if not bad:
+        out += ["", "All runs passed. ✅", ""]
+        return "\n".join(out)
+    out += ["", "| | Scenario | Run | Failure kind | Categories | Source |", "|---|---|---|---|---|---|"]
+    for r in bad:
+        out.append(
+            f"| {_STATUS_ICON.get(r.get('status'), '')} | {_cell(r.get('scenario_id'))} | {_cell(r.get('run_id'))} | "
+            f"{_cell(r.get('failure_kind'))} | {_cell(', '.join(r.get('categories') or []))} | {_cell(r.get('source'))} |"
+        )
+    for r in bad[:max_runs]:
+        out += ["", f"### {_STATUS_ICON.get(r.get('status'), '')} {r.get('scenario_id')} : {r.get('run_id')}", ""]
+        text = str(r.get("failure_text") or (r.get("judgment") or {}).get("failure") or "")
+        if len(text) > _MAX_FAILURE_CHARS:
+            text = text[:_MAX_FAILURE_CHARS] + "\n… (truncated)"
+        if text:
+            fence = _fence(text)
+            out += ["<details><summary>Failure report</summary>", "", f"{fence}text", text, fence, "", "</details>", ""]
+        if r.get("oracle_nodes"):
+            out += ["```mermaid", mermaid_graph(r), "```"]
+    if len(bad) > max_runs:
+        out += ["", f"… and {len(bad) - max_runs} more failing run(s)."]
+    out.append("")
+    return "\n".join(out)
+
+
+def write_markdown_summary(report: Mapping[str, Any], path: str | Path | None = None, *, title: str | None = None) -> list[Path]:
+    """Write :func:`render_markdown` to ``path`` (replaced) when given, and append it to
+    ``$GITHUB_STEP_SUMMARY`` when that variable is set (GitHub Actions).  Returns the paths
+    written."""
+    text = render_markdown(report, title=title)
+    written: list[Path] = []
+    if path is not None:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        written.append(p)
+    gh = os.environ.get("GITHUB_STEP_SUMMARY")
+    if gh and (path is None or Path(gh).resolve() != Path(path).resolve()):
+        with open(gh, "a", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        written.append(Path(gh))
+    return written
