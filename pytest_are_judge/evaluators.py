@@ -69,7 +69,8 @@ def evaluator_specs(config: Any, *, source: str | None = None) -> list[dict[str,
 
 
 def _content(ev: Any) -> str | None:
-    args = getattr(ev, "args", None) or {}
+    action = getattr(ev, "action", None)
+    args = (action.args if action is not None else None) or {}
     c = args.get("content")
     return None if c is None else str(c)
 
