@@ -1,6 +1,6 @@
 """An append-only JSONL verdict cache, safe for several processes (``pytest -n N``).
 
-Each entry is one line written with a single ``os.write`` on a file opened with ``O_APPEND``,
+Each entry is one line (preceded by a newline) written with a single ``os.write`` on a file opened with ``O_APPEND``,
 so concurrent writers never interleave inside a line.  The reader skips lines that do not
 parse (e.g. a partial last line of a killed process) and picks up lines other processes
 appended since its last read whenever it misses.  Only decided results are ever stored:
@@ -83,7 +83,9 @@ class VerdictCache:
             self._mem[key] = rec
             if self.path is None:
                 return
-            line = (json.dumps(rec, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode("utf-8")
+            # The leading newline terminates any partial line a killed writer may have left,
+            # so one crash never swallows the next entry.
+            line = ("\n" + json.dumps(rec, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode("utf-8")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
