@@ -1,0 +1,1 @@
+"""Private pytest glue of pytest-are-judge (imported lazily by :mod:`pytest_are_judge.plugin`)."""

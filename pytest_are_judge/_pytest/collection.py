@@ -1,0 +1,250 @@
+"""Collecting scenario files (``--are-scenarios``) as test items: one item per judged run."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import pytest
+
+from ..errors import InputError
+from ..judgment.result import Judgment, JudgmentError
+from ..model import Run
+from ..readers._load import SCENARIO_SUFFIXES, LoadedFile, _ignored, load_file
+from ..readers.are_json import read_export
+
+XFAIL_NAME_TAG = ".xfail."
+"""An ARE trace whose file name contains ``.xfail.`` is a run the judge must reject."""
+
+
+class CouldNotJudge(Exception):
+    """The judge could not decide (input error, LLM unavailable...): reported as a pytest error."""
+
+    def __init__(self, judgment: Judgment) -> None:
+        self.judgment = judgment
+        super().__init__(judgment.render())
+
+
+class ScenarioIndex:
+    """The scenario roots of this session, and a per-process cache of loaded files."""
+
+    def __init__(self, roots: Iterable[Path]) -> None:
+        self.roots = [Path(os.path.abspath(r)) for r in roots]
+        self._loaded: dict[Path, LoadedFile | InputError] = {}
+        self._oracles: dict[Path, dict[str | None, tuple[dict[str, Any], str]]] = {}
+
+    def root_of(self, path: Path) -> Path | None:
+        for root in self.roots:
+            if path == root or root in path.parents:
+                return root
+        return None
+
+    def wants(self, path: Path) -> bool:
+        """Is ``path`` a scenario file under one of the roots?"""
+        if path.suffix.lower() not in SCENARIO_SUFFIXES:
+            return False
+        root = self.root_of(path)
+        if root is None:
+            return False
+        if path == root:
+            return True
+        return not _ignored(path, root)
+
+    def load(self, path: Path) -> LoadedFile:
+        cached = self._loaded.get(path)
+        if cached is None:
+            try:
+                cached = load_file(path)
+            except InputError as exc:
+                cached = exc
+            self._loaded[path] = cached
+        if isinstance(cached, InputError):
+            raise cached
+        return cached
+
+    def oracle_for(self, path: Path, scenario_id: str | None) -> tuple[dict[str, Any], str] | None:
+        """The oracle-run trace of ``scenario_id`` in ``path``'s folder, if any."""
+        folder = path.parent
+        oracles = self._oracles.get(folder)
+        if oracles is None:
+            oracles = {}
+            root = self.root_of(path)
+            if root is not None and root.is_dir():
+                for sibling in sorted(folder.iterdir()):
+                    if sibling == path or not sibling.is_file() or sibling.suffix.lower() != ".json" or _ignored(sibling, root):
+                        continue
+                    name = sibling.name.lower()
+                    if name.startswith("agent") or ".agent." in name or ".run" in name:
+                        continue  # named like an agent run: never an oracle
+                    try:
+                        lf = self.load(sibling)
+                    except InputError:
+                        continue  # reported by its own collector
+                    if lf.oracle_data is not None:
+                        oracles[lf.scenario_id] = (lf.oracle_data, str(sibling))
+            self._oracles[folder] = oracles
+        return oracles.get(scenario_id)
+
+    def runs(self, path: Path) -> list[Run]:
+        lf = self.load(path)
+        if lf.oracle_data is not None:
+            return []  # an oracle-run trace supplies the oracle side, it is not judged
+        if lf.kind != "are_export":
+            return list(lf.runs)
+        oracle = self.oracle_for(path, lf.scenario_id)
+        if oracle is None:
+            return list(lf.runs)
+        return [read_export(lf.raw or {}, file=str(path), oracle=oracle[0], oracle_file=oracle[1])]
+
+
+def item_name(run: Run) -> str:
+    return f"{run.scenario.scenario_id}[{run.run_id}]"
+
+
+def expects_failure(run: Run) -> bool:
+    if run.expected == "fail":
+        return True
+    return run.metadata.get("format") != "native" and XFAIL_NAME_TAG in Path(run.source or "").name.lower()
+
+
+class ScenarioFile(pytest.File):
+    """A scenario or trace file: one item per run to judge."""
+
+    index: ScenarioIndex
+
+    def collect(self) -> Iterable[pytest.Item]:
+        try:
+            runs = self.index.runs(self.path)
+            names: set[str] = set()
+            for run in runs:
+                name = item_name(run)
+                if name in names:
+                    raise InputError(f"two runs are named {run.run_id!r} for scenario {run.scenario.scenario_id!r}", file=str(self.path), field="runs.id")
+                names.add(name)
+        except InputError as exc:
+            return [LoadErrorItem.from_parent(self, name="load_error", error=exc)]
+        items = []
+        for run in runs:
+            item = ScenarioItem.from_parent(self, name=item_name(run), run=run)
+            if expects_failure(run):
+                strict = self.config.stash.get(XFAIL_STRICT_KEY, True)
+                item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
+            items.append(item)
+        return items
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, InputError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+XFAIL_STRICT_KEY = pytest.StashKey[bool]()
+
+
+def _rel(config: pytest.Config, path: str | None) -> str | None:
+    if not path:
+        return path
+    try:
+        return Path(path).resolve().relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _jsonable(data: Any) -> Any:
+    return json.loads(json.dumps(data, default=str))
+
+
+def run_record(item: pytest.Item, run: Run | None, judgment: Judgment | None, *, error: InputError | None = None, seconds: float = 0.0) -> dict[str, Any]:
+    """What the controller needs to know about one judged run (JSON-able, travels with reports)."""
+    rec: dict[str, Any] = {
+        "nodeid": item.nodeid,
+        "scenario_id": run.scenario.scenario_id if run else None,
+        "run_id": run.run_id if run else None,
+        "path": _rel(item.config, run.source if run else str(item.path)),
+        "expected": "fail" if run is not None and expects_failure(run) else "pass",
+        "judge_seconds": round(seconds, 6),
+    }
+    if judgment is not None:
+        d = judgment.to_dict()
+        rec.update(
+            verdict="error" if judgment.is_error else ("pass" if judgment.success else "fail"),
+            failure_kind=d["failure_kind"],
+            categories=list(d["categories"]),
+            failure=d["failure"],
+            failure_detail=d["failure_detail"],
+            matches=d["matches"],
+            nb_turns=d["nb_turns"],
+            turns_judged=d["turns_judged"],
+            matching=d["matching"],
+            notes=d["notes"],
+        )
+        if d.get("extras"):
+            rec["extras"] = d["extras"]
+    else:
+        rec.update(verdict="error", failure_kind="input_error", categories=["input_error"], failure=str(error) if error else "could not judge", failure_detail=None, matches={})
+    return _jsonable(rec)
+
+
+class ScenarioItem(pytest.Item):
+    """One run judged against its scenario.  Judged in setup, so 'could not judge' is an ERROR."""
+
+    def __init__(self, *, run: Run, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+        self.judgment: Judgment | None = None
+        self.are_record: dict[str, Any] | None = None
+
+    def setup(self) -> None:
+        from .judging import judge
+
+        t0 = time.perf_counter()
+        try:
+            self.judgment = judge(self.config, self.run, item=self)
+        finally:
+            seconds = time.perf_counter() - t0
+        self.are_record = run_record(self, self.run, self.judgment, seconds=seconds)
+        if self.judgment.is_error:
+            raise CouldNotJudge(self.judgment)
+
+    def runtest(self) -> None:
+        assert self.judgment is not None
+        if not self.judgment.success:
+            raise JudgmentError(self.judgment)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        exc = excinfo.value
+        if isinstance(exc, (JudgmentError, CouldNotJudge)):
+            return exc.judgment.render()
+        if isinstance(exc, InputError):
+            return str(exc)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.name} ({self.run.source or self.path})"
+
+
+class LoadErrorItem(pytest.Item):
+    """A file that cannot be read as a scenario: an ERROR whose report is the input error."""
+
+    def __init__(self, *, error: InputError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+        self.are_record: dict[str, Any] | None = None
+
+    def setup(self) -> None:
+        self.are_record = run_record(self, None, None, error=self.error)
+        raise self.error
+
+    def runtest(self) -> None:  # pragma: no cover - setup always raises
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, InputError):
+            return f"cannot load scenario: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.path.name} (load error)"

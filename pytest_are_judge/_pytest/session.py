@@ -1,0 +1,215 @@
+"""The session part of the plugin: collection of ``--are-scenarios``, gating, summary, reports.
+
+Registered only when an ``--are-*`` option or ini key is set.  Everything that is aggregated
+(verdicts, LLM usage) is aggregated on the controller from test reports (and ``workeroutput``),
+so ``pytest -n N`` gives the same summary, gating and baseline results as ``-n 0``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .settings import Settings, settings
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+class AreJudgeSession:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.settings: Settings = settings(config)
+        self.index: Any = None
+        self.records: dict[str, dict[str, Any]] = {}
+        self.outcomes: dict[str, str] = {}
+        self.worker_usage: list[dict[str, Any]] = []
+        self.baseline_verdicts: dict[str, str] | None = None
+        self.summary: dict[str, Any] | None = None
+        self.baseline_result: dict[str, Any] | None = None
+        self.gate_message: str | None = None
+        self.llm_usage: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------ configure / collect
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        s = self.settings
+        from .collection import XFAIL_STRICT_KEY
+
+        config.stash[XFAIL_STRICT_KEY] = s.xfail_strict
+        if s.baseline:
+            from .baseline import load_baseline
+
+            self.baseline_verdicts = load_baseline(s.baseline)
+        if not s.scenarios:
+            return
+        for p in s.scenarios:
+            if not p.exists():
+                raise pytest.UsageError(f"--are-scenarios: no such file or directory: {p}")
+        from .collection import ScenarioIndex
+
+        self.index = ScenarioIndex(s.scenarios)
+        # Make the scenario roots part of what pytest collects.  Without explicit test paths
+        # (args from testpaths or the current directory), --are-scenarios replaces them.
+        args = list(config.args)
+        from_args = config.args_source == pytest.Config.ArgsSource.ARGS
+        if s.scenarios_from_cli and not from_args:
+            args = []
+        existing = [Path(os.path.abspath(Path(config.invocation_params.dir, a.split("::")[0]))) for a in args]
+        for root in s.scenarios:
+            r = Path(os.path.abspath(root))
+            if any(r == e or e in r.parents for e in existing):
+                continue
+            args.append(str(r))
+            existing.append(r)
+        config.args[:] = args
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        return [self.settings.header()]
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
+        if self.index is None or not self.index.wants(Path(os.path.abspath(file_path))):
+            return None
+        from .collection import ScenarioFile
+
+        node = ScenarioFile.from_parent(parent, path=file_path)
+        node.index = self.index
+        return node
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+        from .collection import LoadErrorItem, ScenarioItem
+
+        ours = [i for i in items if isinstance(i, (ScenarioItem, LoadErrorItem))]
+        if self.settings.limit is not None and len(ours) > self.settings.limit:
+            drop = {id(i) for i in ours[self.settings.limit :]}
+            deselected = [i for i in items if id(i) in drop]
+            items[:] = [i for i in items if id(i) not in drop]
+            config.hook.pytest_deselected(items=deselected)
+        if self.baseline_verdicts:
+            from ..judgment.result import JudgmentError
+
+            for item in items:
+                if isinstance(item, ScenarioItem) and self.baseline_verdicts.get(item.nodeid) in ("fail", "error"):
+                    if item.get_closest_marker("xfail") is None:
+                        item.add_marker(pytest.mark.xfail(reason="failed in baseline too", strict=False, raises=JudgmentError))
+
+    # ------------------------------------------------------------ per-item reports
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+        report = yield
+        rec = getattr(item, "are_record", None)
+        if rec is not None and (call.when == "call" or report.failed or report.skipped):
+            report.are_judge = rec  # serialised with the report to the xdist controller
+        elif call.when == "setup" and report.failed and rec is None and type(item).__name__ in ("ScenarioItem", "LoadErrorItem"):
+            from .collection import run_record
+
+            report.are_judge = run_record(item, getattr(item, "run", None), None, error=None)
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _is_worker(self.config):
+            return
+        rec = getattr(report, "are_judge", None)
+        if rec is None:
+            return
+        from .reporting import outcome_of
+
+        outcome = outcome_of(report)
+        if outcome is None:
+            return
+        self.records[report.nodeid] = rec
+        if report.when == "teardown" and report.nodeid in self.outcomes:
+            return
+        self.outcomes[report.nodeid] = outcome
+
+    # ------------------------------------------------------------ session end
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        usage = getattr(node, "workeroutput", {}).get("are_judge_llm_usage")
+        if usage:
+            self.worker_usage.append(usage)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from .reporting import local_usage, merge_usage, summarize, write_report
+
+        if _is_worker(self.config):
+            usage = local_usage()
+            if usage:
+                self.config.workeroutput["are_judge_llm_usage"] = usage  # type: ignore[attr-defined]
+            return
+        s = self.settings
+        self.llm_usage = merge_usage([*self.worker_usage, local_usage() or {}])
+        if not self.records and not s.scenarios and s.min_pass_rate is None and not s.report and not s.save_baseline:
+            return  # only fixture-level options were used: nothing to summarise
+        self.summary = summarize(self.records, self.outcomes, s.min_pass_rate)
+        if self.baseline_verdicts is not None:
+            from .baseline import compare
+
+            self.baseline_result = {"path": s.baseline, **compare(self.baseline_verdicts, self.records)}
+        if s.min_pass_rate is not None and not self.summary["gate_passed"]:
+            rate = self.summary["pass_rate"]
+            shown = "n/a (no runs judged)" if rate is None else f"{100 * rate:.1f}%"
+            self.gate_message = f"FAILED: pass rate {shown} is below --are-min-pass-rate {100 * s.min_pass_rate:.1f}%"
+            if session.exitstatus == pytest.ExitCode.OK or session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        elif s.min_pass_rate is not None:
+            self.gate_message = f"pass rate gate OK: {100 * self.summary['pass_rate']:.1f}% >= {100 * s.min_pass_rate:.1f}%"
+        if s.save_baseline:
+            from .baseline import save_baseline
+
+            save_baseline(s.save_baseline, self.records)
+        if s.report:
+            write_report(
+                s.report,
+                records=self.records,
+                outcomes=self.outcomes,
+                summary=self.summary,
+                baseline=self.baseline_result,
+                baseline_verdicts=self.baseline_verdicts,
+                llm_usage=self.llm_usage,
+                settings_header=s.header(),
+            )
+        self._junit_properties()
+
+    def _junit_properties(self) -> None:
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None or self.summary is None:
+            return
+        sm = self.summary
+        props: list[tuple[str, Any]] = [
+            ("are_runs", sm["runs"]),
+            ("are_passed", sm["passed"]),
+            ("are_failed", sm["failed"]),
+            ("are_errors", sm["errors"]),
+            ("are_pass_rate", "n/a" if sm["pass_rate"] is None else f"{sm['pass_rate']:.4f}"),
+        ]
+        for cat, count in sm["failure_categories"].items():
+            props.append((f"are_failures_{cat}", count))
+        if sm["min_pass_rate"] is not None:
+            props.append(("are_min_pass_rate", sm["min_pass_rate"]))
+            props.append(("are_gate_passed", sm["gate_passed"]))
+        if self.baseline_result is not None:
+            props.append(("are_regressions", len(self.baseline_result["regressions"])))
+            props.append(("are_improvements", len(self.baseline_result["improvements"])))
+        for k, v in (self.llm_usage or {}).items():
+            props.append((f"are_llm_{k}", v))
+        for name, value in props:
+            xml.add_global_property(name, value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if self.summary is None:
+            return
+        from .reporting import summary_lines
+
+        terminalreporter.write_sep("=", "are-judge summary")
+        for line in summary_lines(self.summary, self.baseline_result, self.llm_usage, self.gate_message):
+            red = line.startswith("FAILED") or line.startswith("  regression")
+            terminalreporter.write_line(line, red=red, bold=red)
