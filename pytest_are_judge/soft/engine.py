@@ -11,7 +11,7 @@ import random
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from . import usage
@@ -49,13 +49,6 @@ class Answer:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-
-
-@dataclass
-class Attempts:
-    """What happened over the attempts of one logical call (for error messages)."""
-
-    errors: list[str] = field(default_factory=list)
 
 
 def _non_retryable(exc: BaseException) -> bool:

@@ -18,7 +18,7 @@ from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, EventType, Run, Scenario
 from .engine import run_sync
 from .judge import CheckerResult, SoftToolJudge
-from .prompts import chat, escape, render, sections
+from .prompts import chat, escape, prompt_text, render, sections
 
 _CRITERIA_BY_FUNCTION = {
     "add_calendar_event": "calendar_add",
@@ -101,7 +101,7 @@ class InContextJudge:
         agent_text = "\n\n".join(self.describe(e, start) for e in agent_events)
         tools = [s.tool_name for s in steps] + [e.tool_name for e in agent_events]
         system = render(
-            sections_text("in_context_system"),
+            prompt_text("in_context_system"),
             time_threshold=f"{cfg.check_time_threshold_seconds:g}",
             pre_tolerance=f"{cfg.pre_event_tolerance_seconds:g}",
             post_tolerance=f"{cfg.post_event_tolerance_seconds:g}",
@@ -109,7 +109,7 @@ class InContextJudge:
         )
         tasks = [t.strip() for t in plan.tasks[: k + 1]]
         user = render(
-            sections_text("in_context_user"),
+            prompt_text("in_context_user"),
             user_name=escape(scenario.user.full_name.strip()) if scenario.user else "(unknown)",
             task=escape(tasks[-1]) if tasks and tasks[-1] else "(none)",
             previous_task=escape("\n".join(t for t in tasks[:-1] if t)) or "(none)",
@@ -157,8 +157,3 @@ class InContextJudge:
                 return Judgment(success=False, failure=failure, nb_turns=plan.nb_turns, turns_judged=k + 1, extras=extras, **base)
         return Judgment(success=True, failure=None, nb_turns=plan.nb_turns, turns_judged=plan.nb_turns, extras=extras, **base)
 
-
-def sections_text(name: str) -> str:
-    from .prompts import prompt_text
-
-    return prompt_text(name)

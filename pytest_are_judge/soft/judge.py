@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -46,8 +47,6 @@ def _rationale(text: str, reason: str) -> str:
         return reason.strip()[:400]
     body = text.strip()
     # the model's closing words, without the verdict marker
-    import re
-
     body = re.sub(r"\[\[\s*[A-Za-z]+\s*\]\]", "", body).strip()
     return ("..." + body[-300:]) if len(body) > 300 else body
 
