@@ -36,7 +36,12 @@ def judge_run(run: Run, config: GraphPerEventJudgeConfig | None = None, *, judge
         return Judgment(success=False, failure=exc.to_failure(), scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source)
     if judge is None or cfg is not judge.config:
         judge = GraphPerEventJudge(cfg, soft_judge=judge._soft_judge if judge is not None else None)
-    return judge.judge_run(run)
+    judgment = judge.judge_run(run)
+    if cfg.evaluators:
+        from .evaluators import run_evaluators
+
+        judgment = run_evaluators(run, judgment, cfg)
+    return judgment
 
 
 def judge_path(

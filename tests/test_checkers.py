@@ -485,6 +485,8 @@ def test_builtin_checkers_are_registered_with_their_kind():
             assert C.checker_kind(member) == "hard"
         elif member.is_scripted():
             assert C.checker_kind(member) == "scripted"
+        elif member is CheckerType.code_judge:
+            assert C.checker_kind(member) == "hard" and callable(C.get_checker(member))  # resolved lazily
         else:
             with pytest.raises(UnknownCheckerError):
                 C.get_checker(member)

@@ -178,8 +178,10 @@ class JudgeSession:
         except InputError as exc:
             self.failure = exc.with_file(self.source).to_failure() if self.source else exc.to_failure()
         except JudgeUnavailableError as exc:
-            kind = FailureKind.INCONCLUSIVE if exc.kind == "inconclusive" else FailureKind.JUDGE_UNAVAILABLE
-            self.failure = GenericFailure(kind, str(exc))
+            kind = {"inconclusive": FailureKind.INCONCLUSIVE, "code_judge_error": FailureKind.CODE_JUDGE_ERROR}.get(
+                exc.kind, FailureKind.JUDGE_UNAVAILABLE
+            )
+            self.failure = GenericFailure(kind, str(exc), dict(getattr(exc, "data", None) or {}))
         return self._judgment(self.failure is None)
 
     def finish(self) -> Judgment:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..checkers import CheckerInputError, CheckerType, checker_kind, get_checker, normalize_arg
 from ..errors import InputError
@@ -21,10 +21,6 @@ class ArgVerdict:
     rows: list[ArgCheck] = field(default_factory=list)
     reason: str = "arguments"  # or "checker_error"
     soft_args: list[str] = field(default_factory=list)
-
-
-def _call_checker(name: str, func: Callable[..., bool], agent: Any, oracle: Any, kwargs: dict[str, Any]) -> bool:
-    return bool(func(agent, oracle, **kwargs))
 
 
 class ToolJudge:
@@ -139,21 +135,23 @@ class ToolJudge:
         actual = agent_args[arg]
         try:
             if kind == "scripted":
-                ok = bool(func(actual, **cargs))
+                res = func(actual, **cargs)
             else:
                 kwargs = dict(cargs)
                 if ctype == CheckerType.list_attendees_checker.value and "tolerance_list_str" not in kwargs and not from_param:
                     kwargs["tolerance_list_str"] = tolerance
                 if getattr(func, "wants_context", False):
                     kwargs["context"] = {**(context or {}), "arg_name": arg}
-                ok = _call_checker(ctype, func, actual, expected, kwargs)
+                res = func(actual, expected, **kwargs)
+            ok = bool(res)
+            note = str(getattr(res, "note", "") or "")
         except CheckerInputError as exc:
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}")
         except JudgeUnavailableError:
             raise  # an external judge (code judge, LLM) that cannot decide makes the judgment an error
         except Exception as exc:  # noqa: BLE001 - a crashing checker never passes
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: checker raised {type(exc).__name__}: {exc}")
-        return ArgCheck(arg, ctype, expected, actual, ok)
+        return ArgCheck(arg, ctype, expected, actual, ok, note)
 
     @staticmethod
     def soft_selected(soft_args: list[str], oracle_args: dict[str, Any]) -> list[str]:
