@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-endpoint", help="OpenAI-compatible base URL (env ARE_JUDGE_ENDPOINT)")
     p.add_argument("--llm-cache", metavar="PATH", help="JSONL verdict cache for LLM checks")
     p.add_argument("--llm-replay-only", action="store_true", help="error on an LLM cache miss instead of calling the model")
-    p.add_argument("--hf", metavar="DATASET", help="load oracle scenarios from a Hugging Face dataset (needs [hf])")
+    p.add_argument("--hf", metavar="DATASET", help="oracle scenarios from a Hugging Face dataset, paired with runs by scenario id (needs [hf])")
     p.add_argument("--hf-split", metavar="SPLIT")
     p.add_argument("--hf-config", metavar="NAME")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
@@ -167,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps({**j.to_dict(), "status": st, "expected": run.expected if run is not None else None}, default=str))
     else:
         _print_human(results, statuses, color)
-    if args.html or args.md_summary:
+    if args.html or args.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):
         _write_reports(args, results, statuses, config)
     if any(s == "ERROR" for s in statuses):
         return EXIT_ERROR
@@ -210,11 +210,25 @@ def _print_human(results: list[tuple[Any, Any]], statuses: list[str], color: boo
 
 def _write_reports(args: argparse.Namespace, results: list[tuple[Any, Any]], statuses: list[str], config: Any) -> None:
     from .report import build_report, render_html, write_markdown_summary
+    from .report.view import run_view
 
-    report = build_report(results, statuses, config)
+    views = []
+    for (run, j), st in zip(results, statuses):
+        if run is not None:
+            view = run_view(run, j, config)
+        else:  # an input error: no run to draw, but it is listed
+            view = {
+                "scenario_id": j.scenario_id, "run_id": j.run_id, "name": j.run_id, "source": j.source,
+                "status": "error", "failure_kind": j.failure_kind, "categories": [], "oracle_nodes": [],
+                "agent_events": [], "windows": {}, "failure_text": j.render(), "judgment": j.to_dict(),
+                "nb_turns": 0, "turns_judged": 0, "expected": None, "run_number": None,
+            }
+        view["cli_status"] = st
+        views.append(view)
+    report = build_report(views, title="are-judge report")
     if args.html:
         Path(args.html).write_text(render_html(report), encoding="utf-8")
-    if args.md_summary:
+    if args.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):
         write_markdown_summary(report, args.md_summary)
 
 

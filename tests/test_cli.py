@@ -94,3 +94,28 @@ def test_config_file_and_matching(tmp_path, capsys):
 def test_python_dash_m_entry_point():
     r = subprocess.run([sys.executable, "-m", "pytest_are_judge", str(PASS_CASE), "--json"], capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["success"] is True
+
+
+def test_html_and_markdown_reports(tmp_path, capsys, monkeypatch):
+    summary = tmp_path / "gh_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    assert main([str(PASS_CASE), str(FAIL_CASE), "--html", str(html), "--md-summary", str(md)]) == 1
+    page = html.read_text()
+    assert "<script" in page and "hx_calendar" in page
+    assert "https://cdn" not in page
+    text = md.read_text()
+    assert "hx_cab" in text and "graph TD" in text
+    assert summary.read_text().strip() == text.strip()  # appended to GitHub's step summary too
+
+
+def test_hf_dataset_pairs_runs_by_scenario_id(tmp_path, capsys, monkeypatch):
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    oracle = json.loads((FAIL_CASE / "oracle.json").read_text())
+    datasets.Dataset.from_list([{"scenario_id": "hx_cab", "data": json.dumps(oracle)}]).save_to_disk(str(tmp_path / "ds"))
+    shutil.copy(FAIL_CASE / "agent.json", tmp_path / "run.json")
+    assert main([str(tmp_path / "run.json"), "--hf", str(tmp_path / "ds"), "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert "causality" in d["failure"]
+    assert main([str(tmp_path / "run.json"), "--hf", str(tmp_path / "missing")]) == 2
