@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 
+def describe_location(file: str | None, event_id: str | None, field: str | None) -> str:
+    """'file F, event E, field X' with the parts that are known."""
+    parts = (file and f"file {file}", event_id and f"event {event_id}", field and f"field {field}")
+    return ", ".join(p for p in parts if p)
+
+
 class InputError(ValueError):
     """Bad input (file, event, field, config).  Rendered without a traceback."""
 
@@ -21,15 +27,7 @@ class InputError(ValueError):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
-        where = ", ".join(
-            p
-            for p in (
-                self.file and f"file {self.file}",
-                self.event_id and f"event {self.event_id}",
-                self.field and f"field {self.field}",
-            )
-            if p
-        )
+        where = describe_location(self.file, self.event_id, self.field)
         return f"{where}: {self.message}" if where else self.message
 
     def with_file(self, file: str) -> "InputError":

@@ -43,27 +43,33 @@ class OraclePlan:
     """Per-turn task text (``send_message_to_agent`` contents), for soft judges."""
 
 
-def _topological(events: list[OracleEvent], *, file: str | None) -> list[OracleEvent]:
-    by_id = {e.event_id: e for e in events}
-    indeg = {e.event_id: 0 for e in events}
-    children: dict[str, list[str]] = {e.event_id: [] for e in events}
-    for e in events:
-        for d in e.dependencies:
-            if d in by_id:
-                indeg[e.event_id] += 1
-                children[d].append(e.event_id)
-    queue = deque(eid for eid, n in indeg.items() if n == 0)
-    order: list[OracleEvent] = []
+def kahn_order(ids: list[str], parents: dict[str, list[str]]) -> list[str] | None:
+    """Kahn's algorithm with a FIFO queue: roots in ``ids`` order, children in the order their
+    edges were added (ARE's ``scenario_utils`` order).  None when there is a cycle."""
+    indeg = {i: 0 for i in ids}
+    children: dict[str, list[str]] = {i: [] for i in ids}
+    for i in ids:
+        for p in parents.get(i, ()):
+            indeg[i] += 1
+            children[p].append(i)
+    queue = deque(i for i in ids if indeg[i] == 0)
+    order: list[str] = []
     while queue:
-        eid = queue.popleft()
-        order.append(by_id[eid])
-        for c in children[eid]:
+        i = queue.popleft()
+        order.append(i)
+        for c in children[i]:
             indeg[c] -= 1
             if indeg[c] == 0:
                 queue.append(c)
-    if len(order) != len(events):
+    return order if len(order) == len(ids) else None
+
+
+def _topological(events: list[OracleEvent], *, file: str | None) -> list[OracleEvent]:
+    by_id = {e.event_id: e for e in events}
+    order = kahn_order(list(by_id), {e.event_id: [d for d in e.dependencies if d in by_id] for e in events})
+    if order is None:
         raise InputError(f"the event dependencies contain a cycle: {_describe_cycle(events)}", file=file, field="dependencies")
-    return order
+    return [by_id[i] for i in order]
 
 
 def _describe_cycle(events: list[OracleEvent]) -> str:
@@ -166,31 +172,13 @@ def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
 def _order_turn(turn_steps: list[OracleStep], definition: dict[str, OracleEvent]) -> list[OracleStep]:
     """Judge graph of a turn (parents restricted to the turn's kept events), in Kahn FIFO order
     with keys in oracle-run order (ARE's ``scenario_utils`` behaviour; parent order made stable)."""
-    ids = {s.event_id for s in turn_steps}
     by_id = {s.event_id: s for s in turn_steps}
-    indeg: dict[str, int] = {}
-    children: dict[str, list[str]] = {s.event_id: [] for s in turn_steps}
     for s in turn_steps:
-        parents = []
-        for d in definition[s.event_id].dependencies:
-            if d in ids and d not in parents:
-                parents.append(d)
-        s.parents = parents
-        indeg[s.event_id] = len(parents)
-        for p in parents:
-            children[p].append(s.event_id)
-    queue = deque(s.event_id for s in turn_steps if indeg[s.event_id] == 0)
-    order: list[OracleStep] = []
-    while queue:
-        eid = queue.popleft()
-        order.append(by_id[eid])
-        for c in children[eid]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                queue.append(c)
-    if len(order) != len(turn_steps):  # cannot happen after the definition check; keep it loud
+        s.parents = list(dict.fromkeys(d for d in definition[s.event_id].dependencies if d in by_id))
+    order = kahn_order(list(by_id), {s.event_id: s.parents for s in turn_steps})
+    if order is None:  # cannot happen after the definition check; keep it loud
         raise InputError("the oracle graph of a turn contains a cycle")
-    return order
+    return [by_id[i] for i in order]
 
 
 def _tasks(run: list[Event], turn_map: dict[str, int], nb_turns: int) -> list[str]:

@@ -127,8 +127,8 @@ class ArgCheck:
         return {
             "arg": self.arg,
             "checker": self.checker,
-            "expected": _jsonable(self.expected),
-            "actual": _jsonable(self.actual),
+            "expected": jsonable(self.expected),
+            "actual": jsonable(self.actual),
             "passed": self.passed,
             "note": self.note,
         }
@@ -294,15 +294,9 @@ class InputErrorFailure(Failure):
     kind: FailureKind = field(default=FailureKind.INPUT_ERROR, init=False)
 
     def __str__(self) -> str:
-        where = ", ".join(
-            p
-            for p in (
-                self.file and f"file {self.file}",
-                self.event_id and f"event {self.event_id}",
-                self.field_name and f"field {self.field_name}",
-            )
-            if p
-        )
+        from ..errors import describe_location
+
+        where = describe_location(self.file, self.event_id, self.field_name)
         return f"Input error{' (' + where + ')' if where else ''}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -327,14 +321,15 @@ class GenericFailure(Failure):
         return f"Failure: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "message": self.message, **{k: _jsonable(v) for k, v in self.data.items()}}
+        return {**super().to_dict(), "message": self.message, **{k: jsonable(v) for k, v in self.data.items()}}
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """Plain JSON data (containers recursed, anything else as ``str``)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     return str(value)

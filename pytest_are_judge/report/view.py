@@ -12,6 +12,7 @@ from ..judgment.failures import EnvOracleMatchingFailure, OracleEventMatchingFai
 from ..judgment.result import Judgment
 from ..model import Run
 from ..judge.events import keep, preprocess
+from ..judgment.failures import jsonable as _jsonable
 
 __all__ = ["build_report", "run_status", "run_view", "summarize_views"]
 
@@ -224,12 +225,3 @@ def build_report(views: Iterable[Mapping[str, Any]], *, summary: Mapping[str, An
         report["title"] = title
     return report
 
-
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    return str(value)
