@@ -128,7 +128,10 @@ class ScenarioFile(pytest.File):
             return [LoadErrorItem.from_parent(self, name="load_error", error=exc)]
         items = []
         for run in runs:
-            item = ScenarioItem.from_parent(self, name=item_name(run), run=run)
+            name = item_name(run)
+            # an explicit nodeid string: "scenario[run]" then parses like a parametrised id
+            # (pytest >= 9 keeps structured ids; --lf compares them)
+            item = ScenarioItem.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", run=run)
             if expects_failure(run):
                 strict = self.config.stash.get(XFAIL_STRICT_KEY, True)
                 item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))

@@ -102,6 +102,9 @@ class AreJudgeSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
         report = yield
+        if call.when == "setup" and report.failed and call.excinfo is not None and hasattr(item, "are_record"):
+            # pytest renders setup errors as tracebacks; ours are input errors: show the message
+            report.longrepr = item.repr_failure(call.excinfo)
         rec = getattr(item, "are_record", None)
         if rec is not None and (call.when == "call" or report.failed or report.skipped):
             report.are_judge = rec  # serialised with the report to the xdist controller
