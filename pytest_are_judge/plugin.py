@@ -62,7 +62,7 @@ MARKERS = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("are-judge", "judge agent runs against ARE scenarios (pytest-are-judge)")
     for flag, ini, ini_type, kwargs, help_text in OPTIONS:
-        group.addoption(flag, dest=ini, help=f"{help_text} [ini: {ini}]", **kwargs)
+        group.addoption(flag, dest=ini, help=f"{help_text} [ini: {ini}]".replace("%", "%%"), **kwargs)
         parser.addini(ini, help=help_text, type=ini_type)  # type: ignore[arg-type]
     for ini, ini_type, default, help_text in INI_ONLY:
         parser.addini(ini, help=help_text, type=ini_type, default=default)  # type: ignore[arg-type]
