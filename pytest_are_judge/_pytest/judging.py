@@ -52,6 +52,11 @@ def judge(
         judgment = Judgment(success=False, failure=exc.to_failure(), scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source)
     else:
         judgment = _judge_for(config, cfg).judge_run(run)
+        if getattr(cfg, "evaluators", None):
+            # scenario-level evaluators (code judges...), as pytest_are_judge.api.judge_run does
+            from ..evaluators import run_evaluators
+
+            judgment = run_evaluators(run, judgment, cfg)
     if item is not None:
         config.hook.pytest_are_judge_judgment(item=item, run=run, judgment=judgment)
     return judgment
