@@ -243,3 +243,14 @@ def test_are_config_and_scenario_override(pytester: pytest.Pytester, run_pytest)
     result = run_pytest("--are-scenarios=sc", "--are-config=broken.json")
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*broken.json*no_such_field*"])
+
+
+def test_example_scenarios_pass_and_xfail(pytester: pytest.Pytester, run_pytest) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copytree(repo / "example_scenarios", pytester.path / "example_scenarios")
+    result = run_pytest("--are-scenarios=example_scenarios", "-rA")
+    assert result.ret == 0
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 6 and outcomes.get("xfailed", 0) >= 9
+    assert "failed" not in outcomes and "errors" not in outcomes
+    result.stdout.fnmatch_lines(["XFAIL example_scenarios/office_move.yaml::office_move[[]checkout_before_tape[]]*"])
