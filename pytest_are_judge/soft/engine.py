@@ -6,6 +6,7 @@ litellm is imported on the first call, never at import or construction time.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import random
 import threading
@@ -202,12 +203,33 @@ class _LoopThread:
                 self._loop, self._pid = loop, os.getpid()
             return self._loop
 
+    def close(self) -> None:
+        """Cancel what is left on the loop (e.g. litellm's logging worker) and stop it."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is None or self._pid != os.getpid() or not loop.is_running():
+            return
+
+        async def drain() -> None:
+            me = asyncio.current_task()
+            tasks = [t for t in asyncio.all_tasks() if t is not me]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(drain(), loop).result(timeout=5)
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         fut = asyncio.run_coroutine_threadsafe(coro, self.loop())
         return fut.result()
 
 
 _BRIDGE = _LoopThread()
+atexit.register(_BRIDGE.close)
 
 
 def run_sync(coro_factory: Callable[[], Awaitable[T]]) -> T:
