@@ -67,6 +67,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--startup-repeat", type=int, default=15)
+    ap.add_argument("--format", choices=("yaml", "json"), default="yaml", help="file format of the generated native scenarios")
     ns = ap.parse_args()
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,9 +76,13 @@ def main() -> None:
         sc.mkdir()
         for i in range(ns.n):
             bad = i % 10 == 0  # 10% known-bad runs (xfail)
-            (sc / f"s{i:05d}.yaml").write_text(
-                SCENARIO.format(i=i, q=1 + i % 3, aq=(2 + i % 3) if bad else (1 + i % 3), expect="expect: fail" if bad else "")
-            )
+            text = SCENARIO.format(i=i, q=1 + i % 3, aq=(2 + i % 3) if bad else (1 + i % 3), expect="expect: fail" if bad else "")
+            if ns.format == "json":
+                import yaml
+
+                (sc / f"s{i:05d}.json").write_text(json.dumps(yaml.safe_load(text)))
+            else:
+                (sc / f"s{i:05d}.yaml").write_text(text)
         tr = root / "trivial"
         tr.mkdir()
         (tr / "test_trivial.py").write_text(TRIVIAL.format(n=ns.n))
@@ -98,6 +103,7 @@ def main() -> None:
     out["per_item_ratio"] = out["per_item_scenario_ms"] / out["per_item_trivial_ms"]
     out["startup_overhead_pct"] = 100 * (out["startup_plugin_unused_s"] / out["startup_plugin_disabled_s"] - 1)
     out["n"] = ns.n
+    out["format"] = ns.format  # type: ignore[assignment]
     print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}, indent=2))
 
 
