@@ -95,6 +95,21 @@ def _completion(server: FakeLLMServer, **overrides: Any) -> Any:
     return litellm.completion(**kwargs)
 
 
+def _run(coro: Any) -> Any:
+    """Run a coroutine like ``asyncio.run``, without touching the thread's loop.
+
+    litellm's *sync* ``completion`` calls ``asyncio.get_event_loop()``, which on
+    Python 3.11 creates and installs a main-thread loop that litellm never
+    closes. ``asyncio.run`` ends with ``set_event_loop(None)``, orphaning that
+    loop, and its collection raises "unclosed event loop" ResourceWarnings in
+    some unrelated test. A runner with its own loop factory leaves the
+    thread's loop alone, and still cancels litellm's background logging task
+    before closing its loop.
+    """
+    with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
+        return runner.run(coro)
+
+
 def _post(url: str, payload: Any, *, raw: bytes | None = None) -> tuple[int, dict[str, Any] | str]:
     data = raw if raw is not None else json.dumps(payload).encode("utf-8")
     request = urllib.request.Request(
@@ -398,7 +413,7 @@ def test_litellm_makes_no_outside_connections(fake_llm_server: FakeLLMServer) ->
             num_retries=0,
         )
 
-    asyncio.run(one())
+    _run(one())
     assert _EXTERNAL_ATTEMPTS[before:] == []
 
 
@@ -471,6 +486,18 @@ def test_global_latency_is_honoured(fake_llm_server: FakeLLMServer) -> None:
     assert time.perf_counter() - started >= 0.2
 
 
+def test_litellm_timeout_on_a_slow_reply(fake_llm_server: FakeLLMServer) -> None:
+    fake_llm_server.queue(Reply(content="too late", delay=1.0))
+    started = time.perf_counter()
+    with pytest.raises(litellm.Timeout):
+        _completion(fake_llm_server, timeout=0.2)
+    assert time.perf_counter() - started >= 0.2
+    # The server copes with the client having gone away.
+    time.sleep(1.0)
+    assert _completion(fake_llm_server).choices[0].message.content == DEFAULT_ANSWER
+    assert fake_llm_server.errors == []
+
+
 # ---------------------------------------------------------------------------
 # (5) Concurrent async calls are served concurrently.
 
@@ -497,7 +524,7 @@ def test_litellm_acompletion_runs_concurrently() -> None:
             return await asyncio.gather(*(judge(i) for i in range(10)))
 
         started = time.perf_counter()
-        answers = asyncio.run(judge_all())
+        answers = _run(judge_all())
         elapsed = time.perf_counter() - started
 
     assert answers == [f"verdict for case {i}" for i in range(10)]
