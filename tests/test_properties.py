@@ -54,12 +54,42 @@ def _replay(events, order=None, times=None):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dags(checked_delays=True))
+@given(dags(checked_delays=True, unique_args=True))
 def test_replayed_oracle_passes(events):
     sc = scenario(events)
     j = GREEDY.judge_run(run(sc, _replay(events)))
     assert j.success, j.render()
     assert set(j.agent_event_id_to_oracle_event_id.values()) == {"user_msg"} | {e["id"] for e in events}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(checked_delays=True))
+def test_replayed_oracle_with_lookalike_calls_passes_exact(events):
+    # Greedy can lose here (identical calls, see the regression test below); exact cannot.
+    sc = scenario(events)
+    j = EXACT.judge_run(run(sc, _replay(events)))
+    assert j.success, j.render()
+    assert set(j.agent_event_id_to_oracle_event_id.values()) == {"user_msg"} | {e["id"] for e in events}
+
+
+def test_greedy_loses_a_replay_with_identical_calls_and_says_exact_would_pass():
+    # Found by hypothesis: o1 and o3 are the same call; ARE's greedy order (o1 before o3) gives
+    # o1 the earlier agent call (the replay of o3), so o4's parent o3 ends up after o4.
+    events = [
+        {"id": "o0", "tool": "Shopping.add_to_cart", "args": {"item_id": "item0", "quantity": 1}, "after": ["user_msg"], "delay": 0.5},
+        {"id": "o1", "tool": "Calendar.delete_calendar_event", "args": {"event_id": "c1"}, "after": ["user_msg"], "delay": 5.0},
+        {"id": "o2", "tool": "Shopping.add_to_cart", "args": {"item_id": "item2", "quantity": 1}, "after": ["user_msg"], "delay": 0.5},
+        {"id": "o3", "tool": "Calendar.delete_calendar_event", "args": {"event_id": "c1"}, "after": ["o0"], "delay": 0.5},
+        {"id": "o4", "tool": "Shopping.add_to_cart", "args": {"item_id": "item1", "quantity": 1}, "after": ["user_msg", "o0", "o3"], "delay": 0.5},
+    ]
+    r = run(scenario(events), _replay(events))
+    greedy = GREEDY.judge_run(r)
+    assert not greedy.success
+    assert greedy.failure.kind == "oracle_event_matching"
+    assert "matching='exact' would pass this turn" in greedy.render()
+    exact = EXACT.judge_run(r)
+    assert exact.success, exact.render()
+    assert exact.agent_event_id_to_oracle_event_id["agent-o3"] == "o3"
 
 
 def _linear_extension(events, rnd):
