@@ -149,9 +149,9 @@ def load_config(path: str | Path) -> GraphPerEventJudgeConfig:
             data = tomllib.loads(text)
             data = data.get("tool", {}).get("are_judge", data) if "tool" in data else data
         elif suffix in (".yaml", ".yml"):
-            import yaml
+            from .._yaml import load_yaml
 
-            data = yaml.safe_load(text) or {}
+            data = load_yaml(text) or {}
         else:
             data = json.loads(text)
     except Exception as exc:  # noqa: BLE001 - any parse error becomes an InputError

@@ -216,9 +216,9 @@ def _load_structured(path: Path) -> Any:
         raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
+            from .._yaml import load_yaml
 
-            return yaml.safe_load(text)
+            return load_yaml(text)
         if path.suffix.lower() == ".jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         return json.loads(text)
