@@ -1,7 +1,8 @@
 """``are-judge``: the offline command-line judge (also ``python -m pytest_are_judge``).
 
 Exit status: 0 when every run meets its expectation, 1 when a run fails (or a known-bad run
-unexpectedly passes), 2 on usage or input errors.
+unexpectedly passes), 2 on usage or input errors.  With ``--min-pass-hat-k R`` the pass^k of
+repeated runs decides instead: 0 when it is at least R, else 1 (input errors still give 2).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hf-config", metavar="NAME")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     p.add_argument("--md-summary", metavar="FILE", help="write a Markdown summary")
+    p.add_argument("--k", type=int, metavar="K", help="k for pass@k / pass^k over repeated runs of a scenario "
+                   "(default: the smallest run count among scenarios with two runs or more)")
+    p.add_argument("--min-pass-hat-k", metavar="R", help="exit 1 when the overall pass^k of repeated runs is below R "
+                   "(0..1 or a percentage like 80%%)")
     p.add_argument("--schema", action="store_true", help="print the JSON Schema of the native scenario format and exit")
     p.add_argument("--no-color", action="store_true", help="plain output")
     return p
@@ -96,6 +101,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.limit is not None and args.limit < 1:
         print("are-judge: error: --limit must be >= 1", file=sys.stderr)
         return EXIT_ERROR
+    if args.k is not None and args.k < 1:
+        print("are-judge: error: --k must be >= 1", file=sys.stderr)
+        return EXIT_ERROR
+    if args.min_pass_hat_k is not None:
+        try:
+            args.min_pass_hat_k = _rate(args.min_pass_hat_k)
+        except ValueError as exc:
+            print(f"are-judge: error: --min-pass-hat-k: {exc}", file=sys.stderr)
+            return EXIT_ERROR
 
     from .errors import InputError
 
@@ -167,13 +181,81 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps({**j.to_dict(), "status": st, "expected": run.expected if run is not None else None}, default=str))
     else:
         _print_human(results, statuses, color)
+    repeats = _repeats(args, [j for run, j in results if run is not None])
+    if repeats is not None:
+        if args.output_dir:
+            (Path(args.output_dir) / "_repeats.json").write_text(json.dumps(repeats, indent=2))
+        if not args.json:
+            _print_repeats(repeats, args.min_pass_hat_k)
     if args.html or args.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):
         _write_reports(args, results, statuses, config)
     if any(s == "ERROR" for s in statuses):
-        return EXIT_ERROR
+        return EXIT_ERROR  # a run that could not be judged is never tolerated, gate or not
+    if args.min_pass_hat_k is not None:
+        # The threshold says how much failure is tolerated: it, not each run, sets the status.
+        if _gate_ok(repeats, args.min_pass_hat_k):
+            return EXIT_OK
+        if args.json:  # the table is not printed in JSON mode: say why the exit status is 1
+            print(f"are-judge: pass^k {_pct(_overall_hat(repeats))} is below --min-pass-hat-k {_pct(args.min_pass_hat_k)}", file=sys.stderr)
+        return EXIT_FAIL
     if any(s in ("FAIL", "XPASS") for s in statuses):
         return EXIT_FAIL
     return EXIT_OK
+
+
+def _rate(raw: str) -> float:
+    text = str(raw).strip()
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise ValueError(f"expected a number in 0..1 or a percentage, got {raw!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"must be between 0 and 1 (or 0%..100%), got {raw!r}")
+    return value
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _repeats(args: argparse.Namespace, judgments: list[Any]) -> dict[str, Any] | None:
+    """pass@k / pass^k when some scenario has several runs (or a pass^k gate asks for it)."""
+    from .repeats import default_k, summarize_repeats
+
+    records = [j for j in judgments if j.scenario_id]
+    k = args.k or default_k(records)
+    if k is None:
+        return None if args.min_pass_hat_k is None else {"k": None, "scenarios": {}, "overall": {"pass_hat_k": None}}
+    return summarize_repeats(records, k)
+
+
+def _overall_hat(repeats: dict[str, Any] | None) -> float | None:
+    return None if repeats is None else repeats["overall"].get("pass_hat_k")
+
+
+def _gate_ok(repeats: dict[str, Any] | None, threshold: float) -> bool:
+    value = _overall_hat(repeats)
+    return value is not None and value >= threshold
+
+
+def _print_repeats(repeats: dict[str, Any], threshold: float | None) -> None:
+    k = repeats["k"]
+    print()
+    if k is None:
+        print("repeated runs: none (no scenario has two runs or more): pass^k cannot be computed")
+    else:
+        rows = [[sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])] for sid, r in repeats["scenarios"].items()]
+        o = repeats["overall"]
+        rows.append([f"overall ({o['scored']} scored)", str(o["runs"]), str(o["passes"]), _pct(o["pass_at_k"]), _pct(o["pass_hat_k"])])
+        headers = ["scenario", "runs", "passed", f"pass@{k}", f"pass^{k}"]
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        print(f"repeated runs (k={k}):")
+        print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+        for r in rows:
+            print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    if threshold is not None:
+        verdict = "OK" if _gate_ok(repeats, threshold) else "FAILED"
+        print(f"{verdict}: pass^k {_pct(_overall_hat(repeats))} vs --min-pass-hat-k {_pct(threshold)}")
 
 
 def _safe(name: str) -> str:

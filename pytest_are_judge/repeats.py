@@ -19,7 +19,9 @@ from typing import Any, Iterable, Mapping
 
 __all__ = [
     "compare_repeats",
+    "default_k",
     "group_runs",
+    "has_repeats",
     "pass_at_k",
     "pass_hat_k",
     "run_number_of",
@@ -98,6 +100,18 @@ def _scenario_row(n: int, c: int, errors: int, k: int) -> dict[str, Any]:
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def has_repeats(records: Iterable[Any]) -> bool:
+    """Does any scenario have two runs or more?"""
+    return any(d["n"] >= 2 for d in _counts(records).values())
+
+
+def default_k(records: Iterable[Any]) -> int | None:
+    """The k used when none is given: the smallest run count among scenarios with two runs or
+    more, so that every repeated scenario is scored at the same k; ``None`` without repeats."""
+    repeated = [d["n"] for d in _counts(records).values() if d["n"] >= 2]
+    return min(repeated) if repeated else None
 
 
 def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:

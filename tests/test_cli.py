@@ -119,3 +119,65 @@ def test_hf_dataset_pairs_runs_by_scenario_id(tmp_path, capsys, monkeypatch):
     d = json.loads(capsys.readouterr().out)
     assert "causality" in d["failure"]
     assert main([str(tmp_path / "run.json"), "--hf", str(tmp_path / "missing")]) == 2
+
+
+REPEATED = """format: are-judge/scenario-v1
+scenario_id: {sid}
+events:
+  - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {{content: go}}}}
+  - {{id: del, tool: EmailClientV2.delete_email, after: [u], args: {{email_id: e1}}}}
+runs:
+{runs}
+"""
+
+
+def _repeated(tmp_path, sid, verdicts):
+    runs = []
+    for i, ok in enumerate(verdicts, 1):
+        runs.append(
+            f"  - id: run_{i}\n    events:\n"
+            "      - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {content: go}}\n"
+            f"      - {{tool: EmailClientV2.delete_email, time: 1, args: {{email_id: {'e1' if ok else 'e2'}}}}}\n"
+        )
+    path = tmp_path / f"{sid}.yaml"
+    path.write_text(REPEATED.format(sid=sid, runs="".join(runs)))
+    return path
+
+
+def test_repeated_runs_report_pass_at_k_and_pass_hat_k(tmp_path, capsys):
+    _repeated(tmp_path, "flaky", [True, True, False, True])  # n=4, c=3
+    _repeated(tmp_path, "solid", [True, True])  # n=2, c=2
+    assert main([str(tmp_path), "--no-color"]) == 1  # a failing run fails without a pass^k gate
+    out = capsys.readouterr().out
+    # default k = smallest repeated run count = 2: flaky pass@2 = 1 - C(1,2)/C(4,2) = 1,
+    # pass^2 = C(3,2)/C(4,2) = 0.5; solid 1 and 1; overall means 1 and 0.75
+    assert "repeated runs (k=2):" in out
+    flaky = next(line for line in out.splitlines() if line.startswith("flaky "))
+    assert flaky.split() == ["flaky", "4", "3", "100.0%", "50.0%"]
+    overall = next(line for line in out.splitlines() if line.startswith("overall"))
+    assert overall.split()[-2:] == ["100.0%", "75.0%"]
+
+    assert main([str(tmp_path), "--k", "3", "--output-dir", str(tmp_path / "out"), "--json"]) == 1
+    data = json.loads((tmp_path / "out" / "_repeats.json").read_text())
+    assert data["k"] == 3
+    assert data["scenarios"]["flaky"]["pass_hat_k"] == pytest.approx(1 / 4)  # C(3,3)/C(4,3)
+    assert data["scenarios"]["solid"]["pass_hat_k"] is None  # only 2 runs < k
+    assert data["overall"]["scored"] == 1
+
+
+def test_min_pass_hat_k_gate_decides_the_exit_status(tmp_path, capsys):
+    _repeated(tmp_path, "flaky", [True, True, False, True])
+    _repeated(tmp_path, "solid", [True, True])
+    assert main([str(tmp_path), "--min-pass-hat-k", "70%"]) == 0  # 0.75 >= 0.70, failures tolerated
+    assert "OK: pass^k 75.0% vs --min-pass-hat-k 70.0%" in capsys.readouterr().out
+    assert main([str(tmp_path), "--min-pass-hat-k", "0.8"]) == 1
+    assert "FAILED: pass^k 75.0% vs --min-pass-hat-k 80.0%" in capsys.readouterr().out
+    assert main([str(tmp_path), "--min-pass-hat-k", "0.8", "--json"]) == 1
+    assert "is below --min-pass-hat-k 80.0%" in capsys.readouterr().err
+    assert main([str(tmp_path), "--min-pass-hat-k", "1.5"]) == 2
+    assert main([str(tmp_path), "--k", "0"]) == 2
+    single = tmp_path / "single"
+    single.mkdir()
+    _repeated(single, "once", [True])
+    assert main([str(single), "--min-pass-hat-k", "0.5"]) == 1  # no repeats: the gate cannot pass
+    assert "pass^k cannot be computed" in capsys.readouterr().out
