@@ -4,7 +4,7 @@
     python bench/bench_judge.py --scaling  # throughput on generated traces, 10 to 10,000 events
     python bench/bench_judge.py --e2e      # 500 real ARE traces through one `are-judge` process
 
-The end-to-end part needs the shared ARE cases (../shared/data/are/cases, or ARE_SHARED_DATA).
+The end-to-end part uses the ARE cases in tests/data/are/cases (or ARE_SHARED_DATA).
 """
 
 from __future__ import annotations

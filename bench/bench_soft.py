@@ -28,6 +28,7 @@ from pytest_are_judge.judge.soft_api import SoftRequest  # noqa: E402
 from pytest_are_judge.model import UserDetails  # noqa: E402
 from pytest_are_judge.soft import build_soft_judge, reset_usage, usage_totals  # noqa: E402
 from pytest_are_judge.testing import FakeLLMServer  # noqa: E402
+from conformance import CASES  # noqa: E402  (tests/conformance.py: the ARE cases copy)
 
 
 def requests(n: int) -> list[SoftRequest]:
@@ -87,7 +88,7 @@ def main() -> None:
                           lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs)))
         rows.append(timed(server, "replay-only rerun (CI mode)",
                           lambda: build_soft_judge(cfg(server, cache_path=cache, replay_only=True)).check_many(reqs)))
-        case = ROOT.parent / "shared" / "data" / "are" / "cases" / "cab__replay__exact_ids"
+        case = CASES / "cab__replay__exact_ids"
         if case.is_dir():
             from pytest_are_judge.readers import load_file
 

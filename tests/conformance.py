@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-SHARED = Path(os.environ.get("ARE_SHARED_DATA", HERE.parent.parent / "shared" / "data" / "are"))
+# A copy of the shared ARE data (../shared/data/are) ships in tests/data/are so a fresh clone runs
+# the whole conformance suite; ARE_SHARED_DATA points the tests at another copy (e.g. more traces).
+SHARED = Path(os.environ.get("ARE_SHARED_DATA", HERE / "data" / "are"))
 CASES = SHARED / "cases"
 TRACES = SHARED / "traces"
 

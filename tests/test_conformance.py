@@ -13,7 +13,6 @@ from pytest_are_judge.readers.are_json import read_export
 
 CASE_DIRS = case_dirs()
 
-pytestmark = pytest.mark.skipif(not CASE_DIRS, reason=f"ARE conformance data not found at {CASES}")
 
 
 def _judge(case, *, soft_equal=False, with_oracle=True, matching="greedy"):

@@ -17,7 +17,6 @@ datasets = pytest.importorskip("datasets")
 from pytest_are_judge.readers.hf import load_hf_scenarios, pair_runs_with_hf, runs_from_hf  # noqa: E402
 
 CASE_NAMES = ["cab__drop__oracle_cancel", "cab__arg__oracle_order__locations_other"]
-pytestmark = pytest.mark.skipif(not all((CASES / c).is_dir() for c in CASE_NAMES), reason="shared ARE cases not available")
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from conformance import CASES
 
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason="shared ARE cases not available")
 
 GOOD = textwrap.dedent(
     """
