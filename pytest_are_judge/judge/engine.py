@@ -65,7 +65,7 @@ class GraphPerEventJudge:
 
     def judge_run(self, run: Run) -> Judgment:
         """Offline: judge a whole run, turn by turn, stopping at the first failing turn."""
-        with _gc_paused():
+        with _gc_paused(len(run.events) >= _GC_PAUSE_MIN_EVENTS):
             try:
                 sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
             except InputError as exc:
@@ -256,11 +256,18 @@ class JudgeSession:
         return ToolCallCountsFailure(agent_counter, a_aui, oracle_counter, o_aui, extra, turn=k)
 
 
+_GC_PAUSE_MIN_EVENTS = 500
+
+
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def _gc_paused(pause: bool = True) -> Iterator[None]:
     """Judging allocates many small, short-lived objects and no cycles; pausing the cyclic
-    collector meanwhile keeps large runs linear (generation-2 passes grow with the heap)."""
+    collector meanwhile keeps large runs linear (generation-2 passes grow with the heap).
+    Small runs are not worth it: re-enabling costs a collection, which dominates a short run."""
     was_enabled = gc.isenabled()
+    if not pause or not was_enabled:
+        yield
+        return
     gc.disable()
     try:
         yield
