@@ -181,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps({**j.to_dict(), "status": st, "expected": run.expected if run is not None else None}, default=str))
     else:
         _print_human(results, statuses, color)
-    repeats = _repeats(args, [j for run, j in results if run is not None])
+    repeats = _repeats(args, [(run, j) for run, j in results if run is not None])
     if repeats is not None:
         if args.output_dir:
             (Path(args.output_dir) / "_repeats.json").write_text(json.dumps(repeats, indent=2))
@@ -218,11 +218,19 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _repeats(args: argparse.Namespace, judgments: list[Any]) -> dict[str, Any] | None:
-    """pass@k / pass^k when some scenario has several runs (or a pass^k gate asks for it)."""
-    from .repeats import default_k, summarize_repeats
+def _repeats(args: argparse.Namespace, judged: list[tuple[Any, Any]]) -> dict[str, Any] | None:
+    """pass@k / pass^k over the runs of each scenario.
 
-    records = [j for j in judgments if j.scenario_id]
+    Shown when asked for (``--k``, ``--min-pass-hat-k``) or when some scenario has two runs or
+    more that carry run numbers (repeats of one task); runs that merely share a scenario id,
+    such as hand-made variants of one scenario, are not taken for repeats unasked.
+    """
+    from .repeats import default_k, has_repeats, run_number_of, summarize_repeats
+
+    records = [j for run, j in judged if j.scenario_id]
+    numbered = [j for run, j in judged if j.scenario_id and run_number_of(run) is not None]
+    if args.k is None and args.min_pass_hat_k is None and not has_repeats(numbered):
+        return None
     k = args.k or default_k(records)
     if k is None:
         return None if args.min_pass_hat_k is None else {"k": None, "scenarios": {}, "overall": {"pass_hat_k": None}}

@@ -181,3 +181,11 @@ def test_min_pass_hat_k_gate_decides_the_exit_status(tmp_path, capsys):
     _repeated(single, "once", [True])
     assert main([str(single), "--min-pass-hat-k", "0.5"]) == 1  # no repeats: the gate cannot pass
     assert "pass^k cannot be computed" in capsys.readouterr().out
+
+
+def test_variants_of_one_scenario_are_not_taken_for_repeats(capsys):
+    # the conformance cases hold many unnumbered variants of the same scenario ids
+    main([str(CASES), "--limit", "6", "--no-color"])
+    assert "repeated runs" not in capsys.readouterr().out
+    main([str(CASES), "--limit", "6", "--no-color", "--k", "2"])  # asked for: shown
+    assert "repeated runs (k=2):" in capsys.readouterr().out

@@ -1,4 +1,8 @@
-"""Baselines: per-run verdicts saved by one session and compared by a later one."""
+"""Baselines: per-run verdicts (and per-scenario repeat counts) saved by one session and
+compared by a later one.
+
+Schema v2 adds ``repeats: {scenario_id: {"n": runs, "c": passed}}`` to v1's ``runs``; v1 files
+still load (their repeat counts are rebuilt from the runs' ``scenario_id`` and verdict)."""
 
 from __future__ import annotations
 
@@ -8,11 +12,17 @@ from typing import Any
 
 import pytest
 
-BASELINE_SCHEMA = "pytest-are-judge/baseline-v1"
+BASELINE_SCHEMA = "pytest-are-judge/baseline-v2"
+BASELINE_SCHEMAS = ("pytest-are-judge/baseline-v1", BASELINE_SCHEMA)
 
 
 def load_baseline(path: str) -> dict[str, str]:
     """``{nodeid: "pass"|"fail"|"error"}`` from a baseline file (a usage error if unreadable)."""
+    return load_baseline_data(path)[0]
+
+
+def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    """``(verdicts, repeats)``: ``{nodeid: verdict}`` and ``{scenario_id: {"n", "c"}}``."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -20,7 +30,7 @@ def load_baseline(path: str) -> dict[str, str]:
     except json.JSONDecodeError as exc:
         raise pytest.UsageError(f"--are-baseline: {path} is not valid JSON (line {exc.lineno}): {exc.msg}") from None
     runs = data.get("runs") if isinstance(data, dict) else None
-    if data.get("schema") != BASELINE_SCHEMA or not isinstance(runs, dict):
+    if not isinstance(data, dict) or data.get("schema") not in BASELINE_SCHEMAS or not isinstance(runs, dict):
         raise pytest.UsageError(f"--are-baseline: {path} is not a pytest-are-judge baseline (schema {BASELINE_SCHEMA})")
     out: dict[str, str] = {}
     for nodeid, entry in runs.items():
@@ -28,6 +38,40 @@ def load_baseline(path: str) -> dict[str, str]:
         if verdict not in ("pass", "fail", "error"):
             raise pytest.UsageError(f"--are-baseline: {path}: run {nodeid!r} has verdict {verdict!r} (expected pass, fail or error)")
         out[nodeid] = verdict
+    repeats = data.get("repeats")
+    if repeats is None:  # v1: rebuilt from the runs
+        repeats = repeat_counts({n: e for n, e in runs.items() if isinstance(e, dict)})
+    elif not isinstance(repeats, dict) or not all(
+        isinstance(r, dict) and _count(r.get("n")) and _count(r.get("c")) and r["c"] <= r["n"] for r in repeats.values()
+    ):
+        raise pytest.UsageError(f"--are-baseline: {path}: 'repeats' must map scenario ids to {{\"n\": runs, \"c\": passed}} with c <= n")
+    return out, {str(sid): {"n": r["n"], "c": r["c"]} for sid, r in repeats.items()}
+
+
+def _count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def repeat_counts(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """``{scenario_id: {"n": runs, "c": passed}}`` of per-run records (errors count as not passing;
+    records without a scenario id, such as load errors, are left out)."""
+    out: dict[str, dict[str, int]] = {}
+    for rec in records.values():
+        sid = rec.get("scenario_id")
+        if not sid:
+            continue
+        row = out.setdefault(str(sid), {"n": 0, "c": 0})
+        row["n"] += 1
+        row["c"] += int(rec.get("verdict") == "pass")
+    return dict(sorted(out.items()))
+
+
+def counts_as_records(counts: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    """Repeat counts as the per-run records :mod:`pytest_are_judge.repeats` takes."""
+    out: list[dict[str, Any]] = []
+    for sid, row in counts.items():
+        out += [{"scenario_id": sid, "success": True}] * row["c"]
+        out += [{"scenario_id": sid, "success": False}] * (row["n"] - row["c"])
     return out
 
 
@@ -38,6 +82,7 @@ def save_baseline(path: str, records: dict[str, dict[str, Any]]) -> None:
             nodeid: {"verdict": rec["verdict"], "scenario_id": rec.get("scenario_id"), "run_id": rec.get("run_id"), "failure_kind": rec.get("failure_kind")}
             for nodeid, rec in sorted(records.items())
         },
+        "repeats": repeat_counts(records),
     }
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

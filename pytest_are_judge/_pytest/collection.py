@@ -15,6 +15,7 @@ from ..judgment.result import Judgment, JudgmentError
 from ..model import Run
 from ..readers._load import SCENARIO_SUFFIXES, LoadedFile, _ignored, load_file
 from ..readers.are_json import read_export
+from ..repeats import run_number_of
 
 XFAIL_NAME_TAG = ".xfail."
 """An ARE trace whose file name contains ``.xfail.`` is a run the judge must reject."""
@@ -31,8 +32,11 @@ class CouldNotJudge(Exception):
 class ScenarioIndex:
     """The scenario roots of this session, and a per-process cache of loaded files."""
 
-    def __init__(self, roots: Iterable[Path]) -> None:
+    def __init__(self, roots: Iterable[Path], hf: dict[str, list[dict[str, Any]]] | None = None, hf_label: str | None = None) -> None:
         self.roots = [Path(os.path.abspath(r)) for r in roots]
+        self.hf = hf
+        """``--are-hf`` scenarios: every collected run is paired with the dataset scenario of its id."""
+        self.hf_label = hf_label
         self._loaded: dict[Path, LoadedFile | InputError] = {}
         self._oracles: dict[Path, dict[str | None, tuple[dict[str, Any], str]]] = {}
 
@@ -99,6 +103,26 @@ class ScenarioIndex:
             return list(lf.runs)
         return [read_export(lf.raw or {}, file=str(path), oracle=oracle[0], oracle_file=oracle[1])]
 
+    def pair(self, run: Run) -> tuple[Run, InputError | None]:
+        """``run`` with its ``--are-hf`` scenario as oracle side, or ``(run, error)`` when the dataset
+        has no scenario of its id (an ERROR item naming the run and the dataset, never a skip)."""
+        if self.hf is None:
+            return run, None
+        from ..readers.hf import pair_runs_with_hf
+
+        sid = run.scenario.scenario_id
+        if sid not in self.hf:
+            return run, InputError(
+                f"run {run.run_id!r}: no scenario {sid!r} in the --are-hf dataset {self.hf_label}",
+                file=run.source,
+                field="scenario_id",
+            )
+        try:
+            (paired,) = pair_runs_with_hf([run], self.hf)
+        except InputError as exc:
+            return run, exc
+        return paired, None
+
 
 def item_name(run: Run) -> str:
     return f"{run.scenario.scenario_id}[{run.run_id}]"
@@ -129,9 +153,10 @@ class ScenarioFile(pytest.File):
         items = []
         for run in runs:
             name = item_name(run)
+            run, pair_error = self.index.pair(run)
             # an explicit nodeid string: "scenario[run]" then parses like a parametrised id
             # (pytest >= 9 keeps structured ids; --lf compares them)
-            item = ScenarioItem.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", run=run)
+            item = ScenarioItem.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", run=run, pair_error=pair_error)
             if expects_failure(run):
                 strict = self.config.stash.get(XFAIL_STRICT_KEY, True)
                 item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
@@ -168,6 +193,7 @@ def run_record(item: pytest.Item, run: Run | None, judgment: Judgment | None, *,
         "run_id": run.run_id if run else None,
         "path": _rel(item.config, run.source if run else str(item.path)),
         "expected": "fail" if run is not None and expects_failure(run) else "pass",
+        "run_number": run_number_of(run) if run is not None else None,
         "judge_seconds": round(seconds, 6),
     }
     if judgment is not None:
@@ -191,24 +217,80 @@ def run_record(item: pytest.Item, run: Run | None, judgment: Judgment | None, *,
     return _jsonable(rec)
 
 
+def item_view(item: pytest.Item, run: Run, judgment: Judgment, cfg: Any) -> dict[str, Any]:
+    """The report view (:func:`~pytest_are_judge.report.view.run_view`) of a judged run, built on
+    the process that judged it (the Run and Judgment objects stay there) and sent to the
+    controller with the test report.  A view that cannot be drawn falls back to the error view."""
+    from ..report.view import run_view
+
+    try:
+        # the config the judge really used (session, scenario, markers, hooks): keep the
+        # scenario's own judge_config from being applied over it a second time
+        bare = run.model_copy(update={"scenario": run.scenario.model_copy(update={"judge_config": None})})
+        view = _jsonable(run_view(bare, judgment, cfg))
+    except Exception as exc:  # noqa: BLE001 - the run is still listed, with its failure text
+        view = error_view(item, judgment.render(), run=run, judgment=judgment)
+        view["plan_error"] = f"{type(exc).__name__}: {exc}"
+        return view
+    view.update(nodeid=item.nodeid, source=_rel(item.config, run.source) or view.get("source"))
+    return view
+
+
+def error_view(item: pytest.Item, text: str, *, run: Run | None = None, judgment: Judgment | None = None) -> dict[str, Any]:
+    """A report view for a run that was not judged (load error, no dataset scenario...): no graph,
+    but listed with its error text, as the offline CLI does."""
+    source = _rel(item.config, run.source if run is not None else str(item.path))
+    return _jsonable(
+        {
+            "nodeid": item.nodeid,
+            "scenario_id": run.scenario.scenario_id if run is not None else None,
+            "run_id": run.run_id if run is not None else item.name,
+            "name": run.name if run is not None else item.name,
+            "source": source,
+            "status": "error",
+            "failure_kind": judgment.failure_kind if judgment is not None else "input_error",
+            "categories": [],
+            "oracle_nodes": [],
+            "agent_events": [],
+            "windows": {},
+            "failure_text": text,
+            "judgment": judgment.to_dict() if judgment is not None else None,
+            "nb_turns": 0,
+            "turns_judged": 0,
+            "expected": run.expected if run is not None else None,
+            "run_number": run_number_of(run) if run is not None else None,
+        }
+    )
+
+
 class ScenarioItem(pytest.Item):
     """One run judged against its scenario.  Judged in setup, so 'could not judge' is an ERROR."""
 
-    def __init__(self, *, run: Run, **kwargs: Any) -> None:
+    def __init__(self, *, run: Run, pair_error: InputError | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.run = run
+        self.pair_error = pair_error
         self.judgment: Judgment | None = None
         self.are_record: dict[str, Any] | None = None
+        self.are_view: dict[str, Any] | None = None
 
     def setup(self) -> None:
-        from .judging import judge
+        from .judging import judge_with_config
+        from .settings import settings
 
+        if self.pair_error is not None:  # --are-hf has no scenario for this run: never judged, never skipped
+            self.are_record = run_record(self, self.run, None, error=self.pair_error)
+            if settings(self.config).needs_views():
+                self.are_view = error_view(self, str(self.pair_error), run=self.run)
+            raise self.pair_error
         t0 = time.perf_counter()
         try:
-            self.judgment = judge(self.config, self.run, item=self)
+            self.judgment, cfg = judge_with_config(self.config, self.run, item=self)
         finally:
             seconds = time.perf_counter() - t0
         self.are_record = run_record(self, self.run, self.judgment, seconds=seconds)
+        if settings(self.config).needs_views():
+            self.are_view = item_view(self, self.run, self.judgment, cfg)
         if self.judgment.is_error:
             raise CouldNotJudge(self.judgment)
 
@@ -236,9 +318,14 @@ class LoadErrorItem(pytest.Item):
         super().__init__(**kwargs)
         self.error = error
         self.are_record: dict[str, Any] | None = None
+        self.are_view: dict[str, Any] | None = None
 
     def setup(self) -> None:
+        from .settings import settings
+
         self.are_record = run_record(self, None, None, error=self.error)
+        if settings(self.config).needs_views():
+            self.are_view = error_view(self, f"cannot load scenario: {self.error}")
         raise self.error
 
     def runtest(self) -> None:  # pragma: no cover - setup always raises

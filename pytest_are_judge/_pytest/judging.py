@@ -45,10 +45,24 @@ def judge(
     base: GraphPerEventJudgeConfig | None = None,
 ) -> Judgment:
     """Judge ``run``; bad input becomes an error judgment (never an exception)."""
+    return judge_with_config(config, run, item=item, overrides=overrides, base=base)[0]
+
+
+def judge_with_config(
+    config: pytest.Config,
+    run: Run,
+    *,
+    item: pytest.Item | None = None,
+    overrides: dict[str, Any] | None = None,
+    base: GraphPerEventJudgeConfig | None = None,
+) -> tuple[Judgment, GraphPerEventJudgeConfig | None]:
+    """:func:`judge`, also returning the config the judge used (None when it could not be built)."""
     ensure_checkers(config)
+    cfg: GraphPerEventJudgeConfig | None
     try:
         cfg = config_for_run(config, run, overrides, base=base)
     except InputError as exc:
+        cfg = None
         judgment = Judgment(success=False, failure=exc.to_failure(), scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source)
     else:
         judgment = _judge_for(config, cfg).judge_run(run)
@@ -59,4 +73,4 @@ def judge(
             judgment = run_evaluators(run, judgment, cfg)
     if item is not None:
         config.hook.pytest_are_judge_judgment(item=item, run=run, judgment=judgment)
-    return judgment
+    return judgment, cfg

@@ -76,6 +76,7 @@ def write_report(
     baseline_verdicts: dict[str, str] | None,
     llm_usage: dict[str, Any] | None,
     settings_header: str,
+    repeats: dict[str, Any] | None = None,
 ) -> None:
     from .. import __version__
 
@@ -91,6 +92,7 @@ def write_report(
         "summary": summary,
         "baseline": baseline,
         "llm_usage": llm_usage,
+        "repeats": repeats,
         "runs": runs,
     }
     p = Path(path)
@@ -102,7 +104,14 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
-def summary_lines(summary: dict[str, Any], baseline: dict[str, Any] | None, llm_usage: dict[str, Any] | None, gate_message: str | None) -> list[str]:
+def summary_lines(
+    summary: dict[str, Any],
+    baseline: dict[str, Any] | None,
+    llm_usage: dict[str, Any] | None,
+    gate_message: str | None,
+    repeats: dict[str, Any] | None = None,
+    repeats_messages: list[str] | None = None,
+) -> list[str]:
     s = summary
     lines = [
         f"runs judged: {s['runs']}  passed: {s['passed']}  failed: {s['failed']}  errors: {s['errors']}  pass rate: {_pct(s['pass_rate'])}",
@@ -123,13 +132,155 @@ def summary_lines(summary: dict[str, Any], baseline: dict[str, Any] | None, llm_
         for label, key in (("regression", "regressions"), ("improvement", "improvements"), ("new", "new")):
             for nodeid in baseline[key]:
                 lines.append(f"  {label}: {nodeid}")
+    if repeats is not None:
+        lines += repeat_lines(repeats)
     if llm_usage:
         lines.append(
             "LLM usage: " + "  ".join(f"{k}: {llm_usage[k]:.4f}" if k == "cost_usd" else f"{k}: {llm_usage[k]}" for k in llm_usage)
         )
     if gate_message:
         lines.append(gate_message)
+    lines += repeats_messages or []
     return lines
+
+
+# ------------------------------------------------------------------ repeated runs (pass@k, pass^k)
+
+
+def repeat_records(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per-run records as :mod:`pytest_are_judge.repeats` takes them (errors do not pass; runs
+    without a scenario id, i.e. files that could not be loaded, are left out)."""
+    return [
+        {"scenario_id": rec["scenario_id"], "success": rec["verdict"] == "pass"}
+        for _, rec in sorted(records.items())
+        if rec.get("scenario_id")
+    ]
+
+
+def repeats_summary(records: dict[str, dict[str, Any]], k: int | None, min_pass_hat_k: float | None) -> dict[str, Any] | None:
+    """:func:`~pytest_are_judge.repeats.summarize_repeats` of the session's runs grouped by
+    scenario id, at ``k`` (default: the smallest run count among scenarios with two runs or
+    more), plus the gate.  None when no scenario has two runs, no k was given and no gate asks."""
+    from ..repeats import default_k, summarize_repeats
+
+    recs = repeat_records(records)
+    k = k or default_k(recs)
+    if k is None:
+        if min_pass_hat_k is None:
+            return None
+        empty = {"scenarios": 0, "scored": 0, "runs": len(recs), "passes": sum(r["success"] for r in recs),
+                 "pass_rate": None, "pass_at_k": None, "pass_hat_k": None}
+        return {"k": None, "scenarios": {}, "overall": empty, "min_pass_hat_k": min_pass_hat_k, "gate_passed": False}
+    out = summarize_repeats(recs, k)
+    value = out["overall"]["pass_hat_k"]
+    out["min_pass_hat_k"] = min_pass_hat_k
+    out["gate_passed"] = None if min_pass_hat_k is None else (value is not None and value + 1e-12 >= min_pass_hat_k)
+    return out
+
+
+def compare_repeat_baseline(baseline_counts: dict[str, dict[str, int]], records: dict[str, dict[str, Any]], k: int) -> dict[str, Any]:
+    """Per-scenario comparison with the baseline's repeat counts at the same ``k``."""
+    from ..repeats import compare_repeats
+    from .baseline import counts_as_records
+
+    return compare_repeats(counts_as_records(baseline_counts), repeat_records(records), k)
+
+
+def repeat_lines(repeats: dict[str, Any]) -> list[str]:
+    k = repeats["k"]
+    if k is None:
+        return ["repeated runs: none (no scenario has two runs or more): pass^k cannot be computed"]
+    o = repeats["overall"]
+    lines = [
+        f"repeated runs (k={k}): pass@{k} {_pct(o['pass_at_k'])}  pass^{k} {_pct(o['pass_hat_k'])}  "
+        f"({o['scored']} of {o['scenarios']} scenario(s) scored, {o['runs']} runs)"
+    ]
+    shown = {sid: r for sid, r in repeats["scenarios"].items() if r["n"] >= 2 or r["pass_hat_k"] is not None}
+    if shown:
+        rows = [[sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])] for sid, r in shown.items()]
+        headers = ["scenario", "runs", "passed", f"pass@{k}", f"pass^{k}"]
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        for row in [headers, *rows]:
+            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    single = len(repeats["scenarios"]) - len(shown)
+    if single:
+        lines.append(f"  ({single} scenario(s) with a single run, fewer than k={k}: not scored)")
+    base = repeats.get("baseline")
+    if base is not None:
+        lines.append(f"repeats vs baseline {base['path']} (k={k}): {len(base['regressed'])} regressed, {len(base['improved'])} improved")
+        for label in ("regressed", "improved"):
+            for sid in base[label]:
+                row = base["scenarios"][sid]
+                lines.append(
+                    f"  {label}: {sid} pass^{k} {_pct(row['baseline']['pass_hat_k'])} -> {_pct(row['current']['pass_hat_k'])}"
+                    f"  (runs passed {row['baseline']['c']}/{row['baseline']['n']} -> {row['current']['c']}/{row['current']['n']})"
+                )
+    return lines
+
+
+def _prop_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def repeat_properties(repeats: dict[str, Any]) -> list[tuple[str, Any]]:
+    """junit suite properties: ``are_k``, overall and per-scenario pass@k / pass^k, the gate and
+    the baseline comparison."""
+    props: list[tuple[str, Any]] = [("are_k", "n/a" if repeats["k"] is None else repeats["k"])]
+    o = repeats["overall"]
+    props += [("are_pass_at_k", _num(o["pass_at_k"])), ("are_pass_hat_k", _num(o["pass_hat_k"]))]
+    for sid, row in repeats["scenarios"].items():
+        if row["pass_hat_k"] is not None:
+            props += [(f"are_pass_at_k_{_prop_name(sid)}", _num(row["pass_at_k"])), (f"are_pass_hat_k_{_prop_name(sid)}", _num(row["pass_hat_k"]))]
+    if repeats.get("min_pass_hat_k") is not None:
+        props += [("are_min_pass_hat_k", repeats["min_pass_hat_k"]), ("are_pass_hat_k_gate_passed", repeats["gate_passed"])]
+    if repeats.get("baseline") is not None:
+        props += [("are_repeat_regressions", len(repeats["baseline"]["regressed"])), ("are_repeat_improvements", len(repeats["baseline"]["improved"]))]
+    return props
+
+
+# ------------------------------------------------------------------ HTML / Markdown
+
+
+def _record_view(nodeid: str, rec: dict[str, Any]) -> dict[str, Any]:
+    """A minimal view from a record, for a run whose process built no view."""
+    status = {"pass": "passed", "fail": "failed"}.get(rec.get("verdict"), "error")
+    return {
+        "nodeid": nodeid, "scenario_id": rec.get("scenario_id"), "run_id": rec.get("run_id") or nodeid, "name": nodeid,
+        "source": rec.get("path"), "status": status, "failure_kind": rec.get("failure_kind"), "categories": rec.get("categories") or [],
+        "oracle_nodes": [], "agent_events": [], "windows": {}, "failure_text": rec.get("failure") or "", "judgment": None,
+        "nb_turns": rec.get("nb_turns") or 0, "turns_judged": rec.get("turns_judged") or 0,
+        "expected": rec.get("expected"), "run_number": rec.get("run_number"),
+    }
+
+
+def visual_report(
+    records: dict[str, dict[str, Any]],
+    views: dict[str, dict[str, Any]],
+    outcomes: dict[str, str],
+    summary: dict[str, Any],
+    repeats: dict[str, Any] | None,
+    settings_header: str,
+) -> dict[str, Any]:
+    """The report :func:`~pytest_are_judge.report.render_html` and ``render_markdown`` take: one
+    view per judged run (sorted by node id, with its pytest outcome), and the repeats table."""
+    from ..report.view import build_report
+
+    out = []
+    for nodeid, rec in sorted(records.items()):
+        view = dict(views.get(nodeid) or _record_view(nodeid, rec))
+        view["nodeid"] = nodeid
+        view["outcome"] = outcomes.get(nodeid, "not_run")
+        out.append(view)
+    extra: dict[str, Any] = {"pass rate": _pct(summary["pass_rate"])}
+    report = build_report(out, summary=extra, title="pytest-are-judge report")
+    report["settings"] = settings_header
+    if repeats is not None:
+        report["repeats"] = repeats
+    return report
 
 
 def merge_usage(items: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -28,7 +28,11 @@ class AreJudgeSession:
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
         self.worker_usage: list[dict[str, Any]] = []
+        self.views: dict[str, dict[str, Any]] = {}
         self.baseline_verdicts: dict[str, str] | None = None
+        self.baseline_repeats: dict[str, dict[str, int]] | None = None
+        self.repeats: dict[str, Any] | None = None
+        self.repeats_messages: list[str] = []
         self.summary: dict[str, Any] | None = None
         self.baseline_result: dict[str, Any] | None = None
         self.gate_message: str | None = None
@@ -42,17 +46,20 @@ class AreJudgeSession:
 
         config.stash[XFAIL_STRICT_KEY] = s.xfail_strict
         if s.baseline:
-            from .baseline import load_baseline
+            from .baseline import load_baseline_data
 
-            self.baseline_verdicts = load_baseline(s.baseline)
+            self.baseline_verdicts, self.baseline_repeats = load_baseline_data(s.baseline)
         if not s.scenarios:
             return
         for p in s.scenarios:
             if not p.exists():
                 raise pytest.UsageError(f"--are-scenarios: no such file or directory: {p}")
         from .collection import ScenarioIndex
+        from .hf import hf_scenarios
 
-        self.index = ScenarioIndex(s.scenarios)
+        # --are-hf: loaded here in every process (controller and xdist workers alike), so a bad
+        # dataset is a usage error before anything runs
+        self.index = ScenarioIndex(s.scenarios, hf=hf_scenarios(config), hf_label=s.hf_label() if s.hf else None)
         # Make the scenario roots part of what pytest collects.  Without explicit test paths
         # (args from testpaths or the current directory), --are-scenarios replaces them.
         args = list(config.args)
@@ -108,10 +115,16 @@ class AreJudgeSession:
         rec = getattr(item, "are_record", None)
         if rec is not None and (call.when == "call" or report.failed or report.skipped):
             report.are_judge = rec  # serialised with the report to the xdist controller
+            view = getattr(item, "are_view", None)
+            if view is not None:  # only built for --are-html / --are-md-summary / $GITHUB_STEP_SUMMARY
+                report.are_judge_view = view
         elif call.when == "setup" and report.failed and rec is None and type(item).__name__ in ("ScenarioItem", "LoadErrorItem"):
-            from .collection import run_record
+            from .collection import error_view, run_record
 
-            report.are_judge = run_record(item, getattr(item, "run", None), None, error=None)
+            run = getattr(item, "run", None)
+            report.are_judge = run_record(item, run, None, error=None)
+            if self.settings.needs_views():
+                report.are_judge_view = error_view(item, str(report.longrepr), run=run)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -126,6 +139,9 @@ class AreJudgeSession:
         if outcome is None:
             return
         self.records[report.nodeid] = rec
+        view = getattr(report, "are_judge_view", None)
+        if view is not None:
+            self.views[report.nodeid] = view
         if report.when == "teardown" and report.nodeid in self.outcomes:
             return
         self.outcomes[report.nodeid] = outcome
@@ -148,7 +164,13 @@ class AreJudgeSession:
             return
         s = self.settings
         self.llm_usage = merge_usage([*self.worker_usage, local_usage() or {}])
-        if not self.records and not s.scenarios and s.min_pass_rate is None and not s.report and not s.save_baseline:
+        if (
+            not self.records
+            and not s.scenarios
+            and s.min_pass_rate is None
+            and s.min_pass_hat_k is None
+            and not (s.report or s.save_baseline or s.html or s.md_summary)
+        ):
             return  # only fixture-level options were used: nothing to summarise
         self.summary = summarize(self.records, self.outcomes, s.min_pass_rate)
         if self.baseline_verdicts is not None:
@@ -163,6 +185,7 @@ class AreJudgeSession:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif s.min_pass_rate is not None:
             self.gate_message = f"pass rate gate OK: {100 * self.summary['pass_rate']:.1f}% >= {100 * s.min_pass_rate:.1f}%"
+        self._repeats(session)
         if s.save_baseline:
             from .baseline import save_baseline
 
@@ -177,8 +200,52 @@ class AreJudgeSession:
                 baseline_verdicts=self.baseline_verdicts,
                 llm_usage=self.llm_usage,
                 settings_header=s.header(),
+                repeats=self.repeats,
             )
+        if s.html or s.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):
+            self._visual_reports()
         self._junit_properties()
+
+    def _repeats(self, session: pytest.Session) -> None:
+        """pass@k / pass^k of repeated runs, the pass^k gate and the per-scenario baseline comparison."""
+        from .reporting import compare_repeat_baseline, repeats_summary
+
+        s = self.settings
+        self.repeats = repeats_summary(self.records, s.k, s.min_pass_hat_k)
+        if self.repeats is None:
+            return
+        k = self.repeats["k"]
+        failed = False
+        if self.baseline_repeats is not None and k is not None:
+            self.repeats["baseline"] = {"path": s.baseline, **compare_repeat_baseline(self.baseline_repeats, self.records, k)}
+            regressed = self.repeats["baseline"]["regressed"]
+            if regressed:
+                failed = True
+                self.repeats_messages.append(f"FAILED: pass^{k} regressed vs baseline for {len(regressed)} scenario(s): {', '.join(regressed)}")
+        if s.min_pass_hat_k is not None:
+            value = self.repeats["overall"]["pass_hat_k"]
+            shown = "n/a (no scenario has k runs)" if value is None else f"{100 * value:.1f}%"
+            label = "pass^k" if k is None else f"pass^{k}"
+            if self.repeats["gate_passed"]:
+                self.repeats_messages.insert(0, f"pass^k gate OK: {label} {shown} >= {100 * s.min_pass_hat_k:.1f}%")
+            else:
+                failed = True
+                self.repeats_messages.insert(0, f"FAILED: {label} {shown} is below --are-min-pass-hat-k {100 * s.min_pass_hat_k:.1f}%")
+        if failed and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _visual_reports(self) -> None:
+        """--are-html / --are-md-summary / $GITHUB_STEP_SUMMARY from the views the items sent."""
+        from .reporting import visual_report
+
+        report = visual_report(self.records, self.views, self.outcomes, self.summary, self.repeats, self.settings.header())
+        if self.settings.html:
+            from ..report.html import write_html
+
+            write_html(report, self.settings.html)
+        from ..report.markdown import write_markdown_summary
+
+        write_markdown_summary(report, self.settings.md_summary)
 
     def _junit_properties(self) -> None:
         from _pytest.junitxml import xml_key
@@ -202,6 +269,10 @@ class AreJudgeSession:
         if self.baseline_result is not None:
             props.append(("are_regressions", len(self.baseline_result["regressions"])))
             props.append(("are_improvements", len(self.baseline_result["improvements"])))
+        if self.repeats is not None:
+            from .reporting import repeat_properties
+
+            props += repeat_properties(self.repeats)
         for k, v in (self.llm_usage or {}).items():
             props.append((f"are_llm_{k}", v))
         for name, value in props:
@@ -213,6 +284,7 @@ class AreJudgeSession:
         from .reporting import summary_lines
 
         terminalreporter.write_sep("=", "are-judge summary")
-        for line in summary_lines(self.summary, self.baseline_result, self.llm_usage, self.gate_message):
-            red = line.startswith("FAILED") or line.startswith("  regression")
+        lines = summary_lines(self.summary, self.baseline_result, self.llm_usage, self.gate_message, self.repeats, self.repeats_messages)
+        for line in lines:
+            red = line.startswith("FAILED") or line.startswith("  regression") or line.startswith("  regressed")
             terminalreporter.write_line(line, red=red, bold=red)

@@ -31,6 +31,13 @@ class Settings:
     baseline: str | None = None
     save_baseline: str | None = None
     report: str | None = None
+    hf: str | None = None
+    hf_split: str | None = None
+    hf_config: str | None = None
+    k: int | None = None
+    min_pass_hat_k: float | None = None
+    html: str | None = None
+    md_summary: str | None = None
     llm: bool | None = None
     judge_model: str | None = None
     judge_provider: str | None = None
@@ -46,6 +53,17 @@ class Settings:
     @property
     def active(self) -> bool:
         return bool(self.explicit)
+
+    def needs_views(self) -> bool:
+        """Do items build report views (``run_view``) for the HTML / Markdown reports?"""
+        import os
+
+        return bool(self.html or self.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"))
+
+    def hf_label(self) -> str:
+        """The dataset as shown in messages: ``DATASET [config=NAME] [split=SPLIT]``."""
+        extra = [f"{k}={v}" for k, v in (("config", self.hf_config), ("split", self.hf_split)) if v]
+        return " ".join([str(self.hf), *extra])
 
     def config_overrides(self) -> dict[str, Any]:
         """Fields of the judge config set by options (only explicit values)."""
@@ -80,14 +98,14 @@ class Settings:
         return "are-judge: " + ", ".join(shown)
 
 
-def _parse_rate(raw: str) -> float:
+def _parse_rate(raw: str, name: str = "--are-min-pass-rate") -> float:
     text = str(raw).strip()
     try:
         value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        raise UsageError(f"--are-min-pass-rate: expected a number in 0..1 or a percentage, got {raw!r}") from None
+        raise UsageError(f"{name}: expected a number in 0..1 or a percentage, got {raw!r}") from None
     if not 0.0 <= value <= 1.0:
-        raise UsageError(f"--are-min-pass-rate: must be between 0 and 1 (or 0%..100%), got {raw!r}")
+        raise UsageError(f"{name}: must be between 0 and 1 (or 0%..100%), got {raw!r}")
     return value
 
 
@@ -143,6 +161,8 @@ def settings(config: pytest.Config) -> Settings:
         ("are_baseline", "baseline"),
         ("are_save_baseline", "save_baseline"),
         ("are_report", "report"),
+        ("are_html", "html"),
+        ("are_md_summary", "md_summary"),
         ("are_llm_cache", "llm_cache"),
     ):
         value, from_cli = pick(opt)
@@ -157,6 +177,29 @@ def settings(config: pytest.Config) -> Settings:
     if value is not None:
         s.min_pass_rate = _parse_rate(value)
         s.explicit.append("min_pass_rate")
+    value, from_cli = pick("are_hf")
+    if value:
+        # a local dataset (folder or file) is resolved like other paths; anything else is a
+        # dataset name for the Hugging Face cache and is passed on unchanged
+        base = config.invocation_params.dir if from_cli else config.rootpath
+        local = Path(value) if Path(value).is_absolute() else base / value
+        s.hf = str(local) if local.exists() else str(value)
+        s.explicit.append("hf")
+    for opt, attr in (("are_hf_split", "hf_split"), ("are_hf_config", "hf_config")):
+        value, _ = pick(opt)
+        if value:
+            if not s.hf:
+                raise UsageError(f"--{opt.replace('_', '-')} needs --are-hf (ini are_hf)")
+            setattr(s, attr, str(value))
+            s.explicit.append(attr)
+    value, _ = pick("are_k")
+    if value is not None:
+        s.k = _int("are_k", value)
+        s.explicit.append("k")
+    value, _ = pick("are_min_pass_hat_k")
+    if value is not None:
+        s.min_pass_hat_k = _parse_rate(value, "--are-min-pass-hat-k")
+        s.explicit.append("min_pass_hat_k")
     for opt, attr in (("judge_model", "judge_model"), ("judge_provider", "judge_provider"), ("judge_endpoint", "judge_endpoint")):
         value, _ = pick(opt)
         if value:
@@ -172,6 +215,10 @@ def settings(config: pytest.Config) -> Settings:
         if value is not None:
             setattr(s, attr, _int(opt, value))
             s.explicit.append(attr)
+    if s.hf and not s.scenarios:
+        raise UsageError(
+            "--are-hf needs --are-scenarios (ini are_scenarios): the agent runs to judge against the dataset's scenarios"
+        )
     s.xfail_strict = bool(config.getini("are_xfail_strict"))
     config.stash[_SETTINGS_KEY] = s
     return s

@@ -27,7 +27,8 @@ def _script_json(data: Any) -> str:
 
 
 def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
-    """The report page for ``{"runs": [run_view(...), ...], "summary": {...}}``.
+    """The report page for ``{"runs": [run_view(...), ...], "summary": {...}}`` (optionally
+    ``"repeats"``: a :func:`~pytest_are_judge.repeats.summarize_repeats` result).
 
     Summary table with filters (status, failure kind, text search; also ``?status=``, ``?kind=``,
     ``?q=`` in the URL), and per run the oracle graph, a timeline with tolerance windows and the
@@ -36,6 +37,8 @@ def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     if not isinstance(report, Mapping) or not isinstance(report.get("runs", []), list):
         raise TypeError("render_html expects a mapping with a 'runs' list (see run_view/build_report)")
     data = {"runs": list(report.get("runs", [])), "summary": dict(report.get("summary") or {})}
+    if report.get("repeats"):  # pass@k / pass^k of repeated runs (summarize_repeats), drawn as a table
+        data["repeats"] = dict(report["repeats"])
     if not data["summary"]:
         from .view import summarize_views
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["mermaid_graph", "render_markdown", "write_markdown_summary"]
+__all__ = ["mermaid_graph", "render_markdown", "repeats_markdown", "write_markdown_summary"]
 
 _STATUS_ICON = {"passed": "✅", "failed": "❌", "error": "⚠️"}
 _CLASS_DEFS = (
@@ -83,6 +83,7 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     if kinds:
         out.append("")
         out.append("Failure kinds: " + ", ".join(f"`{k}` × {v}" for k, v in kinds.items()))
+    out += repeats_markdown(report.get("repeats"))
     if not bad:
         out += ["", "All runs passed. ✅", ""]
         return "\n".join(out)
@@ -94,6 +95,11 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
         )
     for r in bad[:max_runs]:
         out += ["", f"### {_STATUS_ICON.get(r.get('status'), '')} {r.get('scenario_id')} : {r.get('run_id')}", ""]
+        where = [f"`{_cell(r['nodeid'])}`"] if r.get("nodeid") else []
+        if r.get("outcome"):
+            where.append(f"pytest: {r['outcome']}")
+        if where:
+            out += [" · ".join(where), ""]
         text = str(r.get("failure_text") or (r.get("judgment") or {}).get("failure") or "")
         if len(text) > _MAX_FAILURE_CHARS:
             text = text[:_MAX_FAILURE_CHARS] + "\n… (truncated)"
@@ -106,6 +112,39 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
         out += ["", f"… and {len(bad) - max_runs} more failing run(s)."]
     out.append("")
     return "\n".join(out)
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def repeats_markdown(repeats: Mapping[str, Any] | None) -> list[str]:
+    """A pass@k / pass^k table (a :func:`~pytest_are_judge.repeats.summarize_repeats` result,
+    optionally with a ``baseline`` :func:`~pytest_are_judge.repeats.compare_repeats` result)."""
+    if not repeats or not repeats.get("k"):
+        return []
+    k = repeats["k"]
+    o = repeats.get("overall") or {}
+    base = (repeats.get("baseline") or {}).get("scenarios") or {}
+    out = ["", f"### Repeated runs (k={k})", "", f"| Scenario | Runs | Passed | pass@{k} | pass^{k} |{' vs baseline |' if base else ''}",
+           f"|---|---|---|---|---|{'---|' if base else ''}"]
+    for sid, r in (repeats.get("scenarios") or {}).items():
+        row = f"| {_cell(sid)} | {r['n']} | {r['c']} | {_pct(r.get('pass_at_k'))} | {_pct(r.get('pass_hat_k'))} |"
+        if base:
+            b = base.get(sid) or {}
+            cmp = b.get("status", "")
+            if b.get("baseline") and b.get("current"):
+                cmp += f" ({_pct(b['baseline'].get('pass_hat_k'))} → {_pct(b['current'].get('pass_hat_k'))})"
+            row += f" {'❌ ' if b.get('status') == 'regressed' else ''}{cmp} |"
+        out.append(row)
+    out.append(
+        f"| **overall** ({o.get('scored', 0)} scored) | {o.get('runs', 0)} | {o.get('passes', 0)} | "
+        f"**{_pct(o.get('pass_at_k'))}** | **{_pct(o.get('pass_hat_k'))}** |{' |' if base else ''}"
+    )
+    if repeats.get("min_pass_hat_k") is not None:
+        verdict = "✅ OK" if repeats.get("gate_passed") else "❌ FAILED"
+        out += ["", f"{verdict}: pass^{k} {_pct(o.get('pass_hat_k'))} vs minimum {_pct(repeats['min_pass_hat_k'])}"]
+    return out
 
 
 def write_markdown_summary(report: Mapping[str, Any], path: str | Path | None = None, *, title: str | None = None) -> list[Path]:

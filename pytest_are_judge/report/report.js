@@ -38,6 +38,40 @@
     totals.appendChild(el("span", { "class": "s-total" }, k + ": " + v));
   });
 
+  /* ---------------------------------------------- repeated runs (pass^k) */
+  function pct(x) { return x === null || x === undefined ? "n/a" : (Math.round(x * 1000) / 10).toFixed(1) + "%"; }
+  var repeats = data.repeats;
+  if (repeats && repeats.k) {
+    var box = document.getElementById("repeats");
+    box.classList.remove("hidden");
+    var k = repeats.k, o = repeats.overall || {};
+    box.appendChild(el("h2", {}, "Repeated runs (k=" + k + "): pass@" + k + " " + pct(o.pass_at_k) + ", pass^" + k + " " + pct(o.pass_hat_k)));
+    var tb = el("table", { "class": "summary", id: "repeats-table" });
+    var hasBase = !!repeats.baseline;
+    var base = (repeats.baseline || {}).scenarios || {};
+    var hr = el("tr");
+    ["Scenario", "Runs", "Passed", "pass@" + k, "pass^" + k].concat(hasBase ? ["vs baseline"] : []).forEach(function (h) { hr.appendChild(el("th", {}, h)); });
+    var th = el("thead"); th.appendChild(hr); tb.appendChild(th);
+    var body = el("tbody");
+    Object.keys(repeats.scenarios || {}).forEach(function (sid) {
+      var r = repeats.scenarios[sid], b = base[sid];
+      var tr = el("tr", { "data-scenario": sid, "data-repeat-status": b ? b.status : "" });
+      [sid, r.n, r.c, pct(r.pass_at_k), pct(r.pass_hat_k)].forEach(function (c) { tr.appendChild(el("td", {}, c)); });
+      if (hasBase) {
+        var cmp = b && b.baseline && b.current ? b.status + " (" + pct(b.baseline.pass_hat_k) + " \u2192 " + pct(b.current.pass_hat_k) + ")" : (b ? b.status : "");
+        var td = el("td", {}, cmp);
+        if (b && b.status === "regressed") td.className = "s-failed";
+        tr.appendChild(td);
+      }
+      body.appendChild(tr);
+    });
+    var ov = el("tr", { "class": "overall" });
+    ["overall (" + (o.scored || 0) + " scored)", o.runs, o.passes, pct(o.pass_at_k), pct(o.pass_hat_k)].concat(hasBase ? [""] : []).forEach(function (c) { ov.appendChild(el("td", {}, c)); });
+    body.appendChild(ov);
+    tb.appendChild(body);
+    box.appendChild(tb);
+  }
+
   /* --------------------------------------------------------------- filters */
   var kinds = {};
   runs.forEach(function (r) { if (r.failure_kind) kinds[r.failure_kind] = true; });
@@ -103,7 +137,7 @@
     det.appendChild(sum);
     var body = el("div", { "class": "run-body" });
     body.appendChild(el("div", { "class": "muted" },
-      (r.source || "") + (r.run_number !== null && r.run_number !== undefined ? "  \u00b7 run #" + r.run_number : "") +
+      (r.nodeid ? r.nodeid + "  \u00b7 " : "") + (r.outcome ? "pytest: " + r.outcome + "  \u00b7 " : "") + (r.source || "") + (r.run_number !== null && r.run_number !== undefined ? "  \u00b7 run #" + r.run_number : "") +
       (r.expected === "fail" ? "  \u00b7 expected to fail" : "")));
     body.appendChild(el("h3", {}, "Oracle graph"));
     body.appendChild(legend());
