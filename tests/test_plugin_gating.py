@@ -55,7 +55,7 @@ def test_baseline_regressions_improvements_per_run(pytester: pytest.Pytester, ru
     first = run_pytest("--are-scenarios=sc", "--are-save-baseline=base.json")
     first.assert_outcomes(passed=2, failed=2)
     saved = json.loads((pytester.path / "base.json").read_text())
-    assert saved["schema"] == "pytest-are-judge/baseline-v1"
+    assert saved["schema"] == "pytest-are-judge/baseline-v2"
     assert saved["runs"]["sc/mail.yaml::mail[regresses]"]["verdict"] == "pass"
     assert saved["runs"]["sc/mail.yaml::mail[stays_bad]"]["verdict"] == "fail"
     # unchanged: failures that failed in the baseline too are xfail, the session passes

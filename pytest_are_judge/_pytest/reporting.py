@@ -160,10 +160,19 @@ def repeat_records(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 def repeats_summary(records: dict[str, dict[str, Any]], k: int | None, min_pass_hat_k: float | None) -> dict[str, Any] | None:
     """:func:`~pytest_are_judge.repeats.summarize_repeats` of the session's runs grouped by
     scenario id, at ``k`` (default: the smallest run count among scenarios with two runs or
-    more), plus the gate.  None when no scenario has two runs, no k was given and no gate asks."""
-    from ..repeats import default_k, summarize_repeats
+    more), plus the gate.
+
+    As in the offline CLI, computed when asked for (``k``, ``min_pass_hat_k``) or when some
+    scenario has two runs or more that carry a run number (``run_<n>`` in the run id, file or
+    folder name, or in the trace's metadata): runs that merely share a scenario id, such as the
+    hand-made variants of a native scenario file, are not taken for repeats unasked.  None
+    otherwise."""
+    from ..repeats import default_k, has_repeats, summarize_repeats
 
     recs = repeat_records(records)
+    numbered = [{"scenario_id": r["scenario_id"]} for r in records.values() if r.get("scenario_id") and r.get("run_number") is not None]
+    if k is None and min_pass_hat_k is None and not has_repeats(numbered):
+        return None
     k = k or default_k(recs)
     if k is None:
         if min_pass_hat_k is None:
