@@ -233,6 +233,8 @@ def item_view(item: pytest.Item, run: Run, judgment: Judgment, cfg: Any) -> dict
         view["plan_error"] = f"{type(exc).__name__}: {exc}"
         return view
     view.update(nodeid=item.nodeid, source=_rel(item.config, run.source) or view.get("source"))
+    if view.get("run_number") is None:
+        view["run_number"] = run_number_of(run)  # also run_<n> in the run id, file or folder name
     return view
 
 
