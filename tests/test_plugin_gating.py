@@ -184,7 +184,9 @@ def test_header_and_summary_only_when_active(pytester: pytest.Pytester) -> None:
     helped = pytester.runpytest_subprocess("--help")
     for flag in ("--are-scenarios", "--are-limit", "--are-matching", "--are-config", "--are-min-pass-rate", "--are-baseline",
                  "--are-save-baseline", "--are-report", "--are-llm", "--judge-model", "--judge-provider", "--judge-endpoint",
-                 "--are-llm-cache", "--are-llm-replay-only", "--are-llm-concurrency", "--are-judge-votes"):
+                 "--are-llm-cache", "--are-llm-replay-only", "--are-llm-concurrency", "--are-judge-votes",
+                 "--are-hf", "--are-hf-split", "--are-hf-config", "--are-k", "--are-min-pass-hat-k", "--are-html", "--are-md-summary"):
         assert flag in helped.stdout.str(), flag
-    for ini in ("are_scenarios", "are_limit", "are_matching", "are_min_pass_rate", "are_llm", "judge_model", "are_xfail_strict"):
+    for ini in ("are_scenarios", "are_limit", "are_matching", "are_min_pass_rate", "are_llm", "judge_model", "are_xfail_strict",
+                "are_hf", "are_hf_split", "are_hf_config", "are_k", "are_min_pass_hat_k", "are_html", "are_md_summary"):
         assert ini in helped.stdout.str(), ini
