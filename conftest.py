@@ -16,3 +16,10 @@ def run_pytest(request: pytest.FixtureRequest, pytester: pytest.Pytester):
 
     run.workers = workers  # type: ignore[attr-defined]
     return run
+
+
+@pytest.fixture(autouse=True)
+def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run on GitHub Actions must not append their inner sessions to the job's step
+    summary (tests that check it set their own ``GITHUB_STEP_SUMMARY``)."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)

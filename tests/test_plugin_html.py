@@ -80,6 +80,7 @@ def test_html_and_markdown_reports(pytester: pytest.Pytester, run_pytest, monkey
     result = run_pytest("--are-scenarios=sc", "--are-html=out/report.html", "--are-md-summary=out/summary.md")
     result.assert_outcomes(passed=2, failed=1, xfailed=1, errors=2)
     result.stdout.fnmatch_lines(["are-judge: scenarios=*, html=*report.html, md_summary=*summary.md"])
+    result.stdout.fnmatch_lines(["HTML report: *out/report.html", "Markdown summary: *out/summary.md", "Markdown summary: *gh_summary.md"])
 
     page = (pytester.path / "out" / "report.html").read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external resources"

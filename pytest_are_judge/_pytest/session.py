@@ -33,6 +33,7 @@ class AreJudgeSession:
         self.baseline_repeats: dict[str, dict[str, int]] | None = None
         self.repeats: dict[str, Any] | None = None
         self.repeats_messages: list[str] = []
+        self.written: list[str] = []
         self.summary: dict[str, Any] | None = None
         self.baseline_result: dict[str, Any] | None = None
         self.gate_message: str | None = None
@@ -243,9 +244,11 @@ class AreJudgeSession:
             from ..report.html import write_html
 
             write_html(report, self.settings.html)
+            self.written.append(f"HTML report: {self.settings.html}")
         from ..report.markdown import write_markdown_summary
 
-        write_markdown_summary(report, self.settings.md_summary)
+        for path in write_markdown_summary(report, self.settings.md_summary):
+            self.written.append(f"Markdown summary: {path}")
 
     def _junit_properties(self) -> None:
         from _pytest.junitxml import xml_key
@@ -288,3 +291,5 @@ class AreJudgeSession:
         for line in lines:
             red = line.startswith("FAILED") or line.startswith("  regression") or line.startswith("  regressed")
             terminalreporter.write_line(line, red=red, bold=red)
+        for line in self.written:
+            terminalreporter.write_line(line)
