@@ -105,8 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("are-judge: error: --k must be >= 1", file=sys.stderr)
         return EXIT_ERROR
     if args.min_pass_hat_k is not None:
+        from ._rate import parse_rate
+
         try:
-            args.min_pass_hat_k = _rate(args.min_pass_hat_k)
+            args.min_pass_hat_k = parse_rate(args.min_pass_hat_k)
         except ValueError as exc:
             print(f"are-judge: error: --min-pass-hat-k: {exc}", file=sys.stderr)
             return EXIT_ERROR
@@ -201,17 +203,6 @@ def _run(args: argparse.Namespace) -> int:
     if any(s in ("FAIL", "XPASS") for s in statuses):
         return EXIT_FAIL
     return EXIT_OK
-
-
-def _rate(raw: str) -> float:
-    text = str(raw).strip()
-    try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        raise ValueError(f"expected a number in 0..1 or a percentage, got {raw!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"must be between 0 and 1 (or 0%..100%), got {raw!r}")
-    return value
 
 
 def _pct(value: float | None) -> str:

@@ -99,14 +99,12 @@ class Settings:
 
 
 def _parse_rate(raw: str, name: str = "--are-min-pass-rate") -> float:
-    text = str(raw).strip()
+    from .._rate import parse_rate
+
     try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        raise UsageError(f"{name}: expected a number in 0..1 or a percentage, got {raw!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise UsageError(f"{name}: must be between 0 and 1 (or 0%..100%), got {raw!r}")
-    return value
+        return parse_rate(raw)
+    except ValueError as exc:
+        raise UsageError(f"{name}: {exc}") from None
 
 
 def _int(name: str, raw: Any) -> int:
