@@ -30,3 +30,26 @@ def smtu(eid: str = "o_smtu", after: list[str] | None = None, delay: float = 1, 
 
 def a_smtu(t: float, eid: str = "a_smtu", content: str = "done") -> dict[str, Any]:
     return {"id": eid, "tool": "AgentUserInterface.send_message_to_user", "args": {"content": content}, "time": t}
+
+
+_MAIL_HEAD = """format: are-judge/scenario-v1
+scenario_id: {sid}
+apps: {{EmailClientV2: EmailClientV2}}
+events:
+  - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {{content: send it}}}}
+  - {{id: send, tool: EmailClientV2.send_email, after: [u], args: {{recipients: [a@x.org], subject: s, content: c}}}}
+runs:
+"""
+_MAIL_RUN = """  - id: {id}
+    {expect}
+    events:
+      - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {{content: send it}}}}
+      - {{tool: EmailClientV2.send_email, time: 2, args: {{recipients: [{to}], subject: s, content: c}}}}
+"""
+
+
+def mail_scenario_yaml(runs: dict[str, str], *, sid: str = "mail", expect_fail: tuple[str, ...] = ()) -> str:
+    """A native scenario (one email to a@x.org) with runs ``{run id: recipient}``: a run passes
+    when its recipient is a@x.org; runs in ``expect_fail`` are declared known-bad."""
+    body = "".join(_MAIL_RUN.format(id=k, to=v, expect="expect: fail" if k in expect_fail else "") for k, v in runs.items())
+    return _MAIL_HEAD.format(sid=sid) + body

@@ -8,28 +8,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-SCEN = textwrap.dedent(
-    """
-    format: are-judge/scenario-v1
-    scenario_id: mail
-    apps: {EmailClientV2: EmailClientV2}
-    events:
-      - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {content: send it}}
-      - {id: send, tool: EmailClientV2.send_email, after: [u], args: {recipients: [a@x.org], subject: s, content: c}}
-    runs:
-    """
-)
-OK = """  - id: {id}
-    {expect}
-    events:
-      - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {{content: send it}}}}
-      - {{tool: EmailClientV2.send_email, time: 2, args: {{recipients: [{to}], subject: s, content: c}}}}
-"""
+from builders import mail_scenario_yaml
+
 
 
 def write(pytester: pytest.Pytester, runs: dict[str, str], expect_fail: tuple[str, ...] = ()) -> None:
     """runs: run id -> recipient (a@x.org passes, anything else fails)."""
-    body = SCEN + "".join(OK.format(id=k, to=v, expect="expect: fail" if k in expect_fail else "") for k, v in runs.items())
+    body = mail_scenario_yaml(runs, expect_fail=expect_fail)
     (pytester.path / "sc").mkdir(exist_ok=True)
     (pytester.path / "sc" / "mail.yaml").write_text(body)
 

@@ -13,23 +13,8 @@ from pathlib import Path
 
 import pytest
 
-MAIL = textwrap.dedent(
-    """
-    format: are-judge/scenario-v1
-    scenario_id: mail
-    apps: {EmailClientV2: EmailClientV2}
-    events:
-      - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {content: send it}}
-      - {id: send, tool: EmailClientV2.send_email, after: [u], args: {recipients: [a@x.org], subject: s, content: c}}
-    runs:
-    """
-)
-RUN = """  - id: {id}
-    {expect}
-    events:
-      - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {{content: send it}}}}
-      - {{tool: EmailClientV2.send_email, time: 2, args: {{recipients: [{to}], subject: s, content: c}}}}
-"""
+from builders import mail_scenario_yaml
+
 ODD = textwrap.dedent(
     """
     format: are-judge/scenario-v1
@@ -59,7 +44,7 @@ def write(root: Path) -> None:
     """mail: 4 numbered runs (2 pass, 1 fails, 1 fails as declared); a run that cannot be judged
     (unknown tool); a file that is not a scenario."""
     runs = {"run_1": "a@x.org", "run_2": "a@x.org", "run_3": "b@x.org", "run_4": "c@x.org"}
-    body = MAIL + "".join(RUN.format(id=k, to=v, expect="expect: fail" if k == "run_4" else "") for k, v in runs.items())
+    body = mail_scenario_yaml(runs, expect_fail=("run_4",))
     (root / "sc").mkdir()
     (root / "sc" / "mail.yaml").write_text(body)
     (root / "sc" / "odd.yaml").write_text(ODD)

@@ -8,34 +8,18 @@ Expected numbers are worked out by hand (n runs, c passed):
 from __future__ import annotations
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
 
-HEAD = textwrap.dedent(
-    """
-    format: are-judge/scenario-v1
-    scenario_id: {sid}
-    apps: {{EmailClientV2: EmailClientV2}}
-    events:
-      - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {{content: send it}}}}
-      - {{id: send, tool: EmailClientV2.send_email, after: [u], args: {{recipients: [a@x.org], subject: s, content: c}}}}
-    runs:
-    """
-)
-RUN = """  - id: {id}
-    {expect}
-    events:
-      - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {{content: send it}}}}
-      - {{tool: EmailClientV2.send_email, time: 2, args: {{recipients: [{to}], subject: s, content: c}}}}
-"""
+from builders import mail_scenario_yaml
+
 PASS, FAIL = "a@x.org", "b@x.org"
 
 
 def write(pytester: pytest.Pytester, sid: str, runs: dict[str, str], expect_fail: tuple[str, ...] = ()) -> None:
     """One native scenario file ``sc/<sid>.yaml``; runs: run id -> recipient (a@x.org passes)."""
-    body = HEAD.format(sid=sid) + "".join(RUN.format(id=k, to=v, expect="expect: fail" if k in expect_fail else "") for k, v in runs.items())
+    body = mail_scenario_yaml(runs, sid=sid, expect_fail=expect_fail)
     (pytester.path / "sc").mkdir(exist_ok=True)
     (pytester.path / "sc" / f"{sid}.yaml").write_text(body)
 
