@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -175,10 +176,16 @@ XFAIL_STRICT_KEY = pytest.StashKey[bool]()
 def _rel(config: pytest.Config, path: str | None) -> str | None:
     if not path:
         return path
+    return _rel_to(str(config.rootpath), str(path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _rel_to(root: str, path: str) -> str:
+    """``path`` relative to ``root`` (posix), else as given; cached: every run of a file asks."""
     try:
-        return Path(path).resolve().relative_to(config.rootpath).as_posix()
+        return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
-        return str(path)
+        return path
 
 
 def _jsonable(data: Any) -> Any:
@@ -212,6 +219,8 @@ def run_record(item: pytest.Item, run: Run | None, judgment: Judgment | None, *,
         )
         if d.get("extras"):
             rec["extras"] = d["extras"]
+        if d["failure_detail"] is None and not d.get("extras"):
+            return rec  # a pass: only strings, numbers and str->str maps, JSON as it is
     else:
         rec.update(verdict="error", failure_kind="input_error", categories=["input_error"], failure=str(error) if error else "could not judge", failure_detail=None, matches={})
     return _jsonable(rec)
