@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import os
+
+# Before any test module imports litellm: its bundled model cost map, never a download (the
+# tests make no outside connections), and no .env loading.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+
+import pytest  # noqa: E402
 
 
 @pytest.fixture(params=[0, 2], ids=["n0", "n2"])

@@ -27,7 +27,7 @@ LOCATIONS = CASES / "cab__arg__oracle_order__locations_other"  # agent's cab loc
 REPLAY = CASES / "cab__replay__exact_ids"  # identical to the oracle run
 FAST = {"retry_base_delay": 0.01, "retry_max_delay": 0.02, "max_retries": 1}
 
-needs_cases = pytest.mark.skipif(not LOCATIONS.is_dir(), reason=f"ARE cases not found at {CASES}")
+
 
 
 def load_run(case):
@@ -46,7 +46,6 @@ def server():
         yield s
 
 
-@needs_cases
 def test_llm_args_that_differ_pass_when_the_model_says_success(server):
     j = graph_judge(server).judge_run(load_run(LOCATIONS))
     assert j.success, j.render()
@@ -55,7 +54,6 @@ def test_llm_args_that_differ_pass_when_the_model_says_success(server):
     assert "Home" in prompt and "Airport" in prompt
 
 
-@needs_cases
 def test_llm_args_that_differ_fail_when_the_model_says_failure(server):
     server.responder = lambda r: "Different places. [[Failure]]"
     j = graph_judge(server).judge_run(load_run(LOCATIONS))
@@ -64,14 +62,12 @@ def test_llm_args_that_differ_fail_when_the_model_says_failure(server):
     assert "llm:cab_checker" in json.dumps(j.to_dict())
 
 
-@needs_cases
 def test_unavailable_model_is_an_error_not_a_verdict(server):
     server.fail_next(100, status=503)
     j = graph_judge(server).judge_run(load_run(LOCATIONS))
     assert j.success is False and j.is_error and j.failure_kind == "judge_unavailable"
 
 
-@needs_cases
 def test_tied_vote_is_inconclusive(server):
     server.queue("[[Success]]", "[[Failure]]")
     cfg = GraphPerEventJudgeConfig(llm=True, judge_provider="openai", judge_endpoint=server.base_url, judge_model="judge", judge_votes=2, llm_options=FAST)
@@ -79,7 +75,6 @@ def test_tied_vote_is_inconclusive(server):
     assert j.is_error and j.failure_kind == "inconclusive"
 
 
-@needs_cases
 def test_litellm_is_not_imported_when_no_llm_call_is_needed(tmp_path):
     code = textwrap.dedent(
         f"""
@@ -109,7 +104,6 @@ def ic_judge(server, **opts):
     return JudgeFactory()(cfg)
 
 
-@needs_cases
 def test_in_context_pass_and_prompt_shape(server):
     j = ic_judge(server)
     assert isinstance(j, InContextJudge)
@@ -124,7 +118,6 @@ def test_in_context_pass_and_prompt_shape(server):
     assert "Cabs__order_ride" not in system
 
 
-@needs_cases
 def test_in_context_reject(server):
     server.responder = lambda r: "Wrong destination.\n[[failure]]"
     res = ic_judge(server).judge_run(load_run(LOCATIONS))
@@ -132,7 +125,6 @@ def test_in_context_reject(server):
     assert "Wrong destination" in str(res.failure)
 
 
-@needs_cases
 def test_in_context_unavailable(server):
     server.fail_next(100, status=500)
     res = ic_judge(server).judge_run(load_run(LOCATIONS))

@@ -93,6 +93,13 @@ class ScenarioIndex:
             self._oracles[folder] = oracles
         return oracles.get(scenario_id)
 
+    def release(self, path: Path) -> None:
+        """Forget a collected file's parse (its items hold their runs); oracle-run traces stay,
+        sibling runs may still need them.  Keeps the heap, and so GC passes, small."""
+        cached = self._loaded.get(path)
+        if isinstance(cached, LoadedFile) and cached.oracle_data is None:
+            del self._loaded[path]
+
     def runs(self, path: Path) -> list[Run]:
         lf = self.load(path)
         if lf.oracle_data is not None:
@@ -162,6 +169,7 @@ class ScenarioFile(pytest.File):
                 strict = self.config.stash.get(XFAIL_STRICT_KEY, True)
                 item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
             items.append(item)
+        self.index.release(self.path)
         return items
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -310,6 +318,13 @@ class ScenarioItem(pytest.Item):
         if not self.judgment.success:
             raise JudgmentError(self.judgment)
 
+    def teardown(self) -> None:
+        # Reports carry everything the session needs (record, view); dropping the judged run
+        # and its judgment keeps a session of thousands of runs from holding every model.
+        self._source = self.run.source
+        self.judgment = None
+        self.run = None  # type: ignore[assignment]
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         exc = excinfo.value
         if isinstance(exc, (JudgmentError, CouldNotJudge)):
@@ -319,7 +334,8 @@ class ScenarioItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"{self.name} ({self.run.source or self.path})"
+        source = self.run.source if self.run is not None else getattr(self, "_source", None)
+        return self.path, None, f"{self.name} ({source or self.path})"
 
 
 class LoadErrorItem(pytest.Item):
