@@ -5,8 +5,8 @@
 Measures repeated subprocess runs (wall clock), interleaved (one run of every case per round, so
 a slow spell of a shared machine hits every case alike); reports the median and the minimum of
 each case, and computes the per-item figures from both:
-- collection + judging of N generated native scenarios (one run each) vs N trivial
-  parametrised tests, with ``-n 0`` and ``-n 2``;
+- collection + judging of N generated native scenarios (one run each, one file each) vs N trivial
+  parametrised tests in one file, with ``-n 0`` and ``-n 2``, and vs N trivial tests in N files;
 - startup (``pytest --co`` of one trivial test) with the plugin installed but unused vs
   ``-p no:are_judge``.
 """
@@ -96,6 +96,10 @@ def main() -> None:
         tr = root / "trivial"
         tr.mkdir()
         (tr / "test_trivial.py").write_text(TRIVIAL.format(n=ns.n))
+        files = root / "trivial_files"  # the same trivial test, one file per test, like one scenario per file
+        files.mkdir()
+        for i in range(ns.n):
+            (files / f"test_{i:05d}.py").write_text("def test_trivial():\n    assert True\n")
         one = root / "one"
         one.mkdir()
         (one / "test_one.py").write_text("def test_one():\n    pass\n")
@@ -110,6 +114,7 @@ def main() -> None:
         main_cases = interleaved(
             {
                 "trivial_n0_s": ([*base, "-p", "no:xdist", str(tr)], root),
+                "trivial_files_n0_s": ([*base, "-p", "no:xdist", str(files)], root),
                 "scenarios_n0_s": ([*base, "-p", "no:xdist", "--are-scenarios", str(sc)], root),
                 "scenarios_collect_only_s": ([*base, "-p", "no:xdist", "--co", "--are-scenarios", str(sc)], root),
                 "trivial_n2_s": ([*base, "-n", "2", str(tr)], root),
@@ -123,6 +128,8 @@ def main() -> None:
         got["per_item_trivial_ms"] = 1000 * (got["trivial_n0_s"] - fixed) / ns.n
         got["per_item_scenario_ms"] = 1000 * (got["scenarios_n0_s"] - fixed) / ns.n
         got["per_item_ratio"] = got["per_item_scenario_ms"] / got["per_item_trivial_ms"]
+        got["per_item_trivial_files_ms"] = 1000 * (got["trivial_files_n0_s"] - fixed) / ns.n
+        got["per_item_ratio_vs_files"] = got["per_item_scenario_ms"] / got["per_item_trivial_files_ms"]
         got["startup_overhead_pct"] = 100 * (got["startup_plugin_unused_s"] / got["startup_plugin_disabled_s"] - 1)
         out[stat_name] = got  # type: ignore[assignment]
     out["n"] = ns.n
