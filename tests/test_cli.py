@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +190,14 @@ def test_variants_of_one_scenario_are_not_taken_for_repeats(capsys):
     assert "repeated runs" not in capsys.readouterr().out
     main([str(CASES), "--limit", "6", "--no-color", "--k", "2"])  # asked for: shown
     assert "repeated runs (k=2):" in capsys.readouterr().out
+
+
+def test_bundled_examples_meet_their_expectations_in_the_cli_too(capsys):
+    # the same verdicts as `pytest --are-scenarios=example_scenarios`: passes, and known-bad runs
+    # (expect: fail, or .xfail. in an ARE trace's file name) rejected as expected
+    examples = Path(__file__).resolve().parent.parent / "example_scenarios"
+    assert main([str(examples), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "agent_forgot_ride.xfail" in line)
+    assert row.startswith("XFAIL")
+    assert not [line for line in out.splitlines() if line.startswith(("FAIL ", "XPASS", "ERROR"))]

@@ -91,7 +91,8 @@ def test_html_and_markdown_reports(pytester: pytest.Pytester, run_pytest, monkey
 
     md = (pytester.path / "out" / "summary.md").read_text()
     assert md.startswith("## pytest-are-judge report")
-    assert "**2 passed**, **2 failed**, **2 errors** of 6 run(s)." in md
+    assert "**2 passed**, **2 failed** (1 expected: declared known-bad), **2 errors** of 6 run(s)." in md
+    assert "run_4 (expected to fail)" in md
     # a graph per failing run that has one: run_3, run_4 and odd[r] (its oracle plan is drawable;
     # the unknown tool only fails the judging); the load error has none
     assert md.count("```mermaid") == 3 and views[NODEIDS["load_error"]]["oracle_nodes"] == []

@@ -18,8 +18,6 @@ from ..readers._load import SCENARIO_SUFFIXES, LoadedFile, _ignored, load_file
 from ..readers.are_json import read_export
 from ..repeats import run_number_of
 
-XFAIL_NAME_TAG = ".xfail."
-"""An ARE trace whose file name contains ``.xfail.`` is a run the judge must reject."""
 
 
 class CouldNotJudge(Exception):
@@ -137,9 +135,8 @@ def item_name(run: Run) -> str:
 
 
 def expects_failure(run: Run) -> bool:
-    if run.expected == "fail":
-        return True
-    return run.metadata.get("format") != "native" and XFAIL_NAME_TAG in Path(run.source or "").name.lower()
+    """Declared known-bad: ``expect: fail`` in a native run, ``.xfail.`` in an ARE trace's name."""
+    return run.expected == "fail"
 
 
 class ScenarioFile(pytest.File):

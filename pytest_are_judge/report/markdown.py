@@ -75,8 +75,13 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     bad = [r for r in runs if r.get("status") != "passed"]
     out = [f"## {title or report.get('title') or 'ARE judge results'}", ""]
     total = summary.get("total", len(runs))
+    from .view import is_expected_failure
+
+    failed = summary.get("failed", 0)
+    expected = sum(1 for r in runs if is_expected_failure(r))
+    as_expected = f" ({expected} expected: declared known-bad)" if expected else ""
     out.append(
-        f"**{summary.get('passed', 0)} passed**, **{summary.get('failed', 0)} failed**, "
+        f"**{summary.get('passed', 0)} passed**, **{failed} failed**{as_expected}, "
         f"**{summary.get('error', 0)} errors** of {total} run(s)."
     )
     kinds = summary.get("by_failure_kind") or {}
@@ -90,7 +95,8 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     out += ["", "| | Scenario | Run | Failure kind | Categories | Source |", "|---|---|---|---|---|---|"]
     for r in bad:
         out.append(
-            f"| {_STATUS_ICON.get(r.get('status'), '')} | {_cell(r.get('scenario_id'))} | {_cell(r.get('run_id'))} | "
+            f"| {_STATUS_ICON.get(r.get('status'), '')} | {_cell(r.get('scenario_id'))} | "
+            f"{_cell(r.get('run_id'))}{' (expected to fail)' if is_expected_failure(r) else ''} | "
             f"{_cell(r.get('failure_kind'))} | {_cell(', '.join(r.get('categories') or []))} | {_cell(r.get('source'))} |"
         )
     for r in bad[:max_runs]:

@@ -212,9 +212,17 @@ def summarize_views(views: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "total": len(views),
         "passed": by_status.get("passed", 0),
         "failed": by_status.get("failed", 0),
+        "expected_failures": sum(1 for v in views if is_expected_failure(v)),
         "error": by_status.get("error", 0),
         "by_failure_kind": dict(sorted(by_kind.items())),
     }
+
+
+def is_expected_failure(view: Mapping[str, Any]) -> bool:
+    """A failed run that was declared known-bad (``expect: fail``, or xfailed under pytest)."""
+    if view.get("status") != "failed":
+        return False
+    return view.get("outcome") == "xfailed" or view.get("expected") == "fail" or view.get("cli_status") == "XFAIL"
 
 
 def build_report(views: Iterable[Mapping[str, Any]], *, summary: Mapping[str, Any] | None = None, title: str | None = None) -> dict[str, Any]:
