@@ -6,7 +6,8 @@ Measures repeated subprocess runs (wall clock), interleaved (one run of every ca
 a slow spell of a shared machine hits every case alike); reports the median and the minimum of
 each case, and computes the per-item figures from both:
 - collection + judging of N generated native scenarios (one run each, one file each) vs N trivial
-  parametrised tests in one file, with ``-n 0`` and ``-n 2``, and vs N trivial tests in N files;
+  parametrised tests in one file, with ``-n 0`` and ``-n 2``, vs N trivial tests in N files, and
+  vs pytest's floor (a minimal collector yielding one empty item per file, N files);
 - startup (``pytest --co`` of one trivial test) with the plugin installed but unused vs
   ``-p no:are_judge``.
 """
@@ -39,6 +40,25 @@ runs:
       - {{tool: Shopping.add_to_cart, time: 1, args: {{item_id: item-{i}, quantity: {aq}}}}}
       - {{tool: Shopping.checkout, time: 2, args: {{discount_code: CODE{i}}}}}
       - {{tool: EmailClientV2.send_email, time: 3, args: {{recipients: [u{i}@x.org], subject: s, content: c}}}}
+"""
+
+FLOOR_CONFTEST = """import pytest
+
+
+class Item(pytest.Item):
+    def runtest(self):
+        pass
+
+
+class File(pytest.File):
+    def collect(self):
+        self.path.read_bytes()
+        return [Item.from_parent(self, name="run")]
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".json":
+        return File.from_parent(parent, path=file_path)
 """
 
 TRIVIAL = """import pytest
@@ -100,6 +120,11 @@ def main() -> None:
         files.mkdir()
         for i in range(ns.n):
             (files / f"test_{i:05d}.py").write_text("def test_trivial():\n    assert True\n")
+        floor = root / "floor"  # pytest's own floor: a minimal collector, one empty item per file
+        (floor / "sc").mkdir(parents=True)
+        (floor / "conftest.py").write_text(FLOOR_CONFTEST)
+        for i in range(ns.n):
+            (floor / "sc" / f"s{i:05d}.json").write_text("{}")
         one = root / "one"
         one.mkdir()
         (one / "test_one.py").write_text("def test_one():\n    pass\n")
@@ -115,6 +140,7 @@ def main() -> None:
             {
                 "trivial_n0_s": ([*base, "-p", "no:xdist", str(tr)], root),
                 "trivial_files_n0_s": ([*base, "-p", "no:xdist", str(files)], root),
+                "floor_collector_n0_s": ([*base, "-p", "no:xdist", "sc"], floor),
                 "scenarios_n0_s": ([*base, "-p", "no:xdist", "--are-scenarios", str(sc)], root),
                 "scenarios_collect_only_s": ([*base, "-p", "no:xdist", "--co", "--are-scenarios", str(sc)], root),
                 "trivial_n2_s": ([*base, "-n", "2", str(tr)], root),
