@@ -175,7 +175,6 @@ def _example_runs():
     return {r.run_id: r for r in load_file(EXAMPLE).runs}
 
 
-@pytest.mark.skipif(not HAS_NODE, reason="the example uses a node judge")
 def test_example_scenario_checks_and_evaluator():
     runs = _example_runs()
     out = {}
