@@ -1,4 +1,4 @@
-"""Parsing gate thresholds (pass rate, pass^k): a number in 0..1 or a percentage like ``90%``."""
+"""Gate thresholds and rates (pass rate, pass^k): parsed from ``0.9`` or ``90%``, shown as ``90.0%``."""
 
 from __future__ import annotations
 
@@ -13,3 +13,8 @@ def parse_rate(raw: object) -> float:
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"must be between 0 and 1 (or 0%..100%), got {raw!r}")
     return value
+
+
+def format_rate(value: float | None) -> str:
+    """``0.9`` -> ``"90.0%"``; None (nothing to measure) -> ``"n/a"``."""
+    return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from ._rate import format_rate as _pct
+
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
 
@@ -188,56 +190,36 @@ def _run(args: argparse.Namespace) -> int:
         if args.output_dir:
             (Path(args.output_dir) / "_repeats.json").write_text(json.dumps(repeats, indent=2))
         if not args.json:
-            _print_repeats(repeats, args.min_pass_hat_k)
+            _print_repeats(repeats)
     if args.html or args.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):
         _write_reports(args, results, statuses, config)
     if any(s == "ERROR" for s in statuses):
         return EXIT_ERROR  # a run that could not be judged is never tolerated, gate or not
     if args.min_pass_hat_k is not None:
         # The threshold says how much failure is tolerated: it, not each run, sets the status.
-        if _gate_ok(repeats, args.min_pass_hat_k):
+        assert repeats is not None  # always computed when a gate is given
+        if repeats["gate_passed"]:
             return EXIT_OK
         if args.json:  # the table is not printed in JSON mode: say why the exit status is 1
-            print(f"are-judge: pass^k {_pct(_overall_hat(repeats))} is below --min-pass-hat-k {_pct(args.min_pass_hat_k)}", file=sys.stderr)
+            print(f"are-judge: pass^k {_pct(repeats['overall']['pass_hat_k'])} is below --min-pass-hat-k {_pct(args.min_pass_hat_k)}", file=sys.stderr)
         return EXIT_FAIL
     if any(s in ("FAIL", "XPASS") for s in statuses):
         return EXIT_FAIL
     return EXIT_OK
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
 def _repeats(args: argparse.Namespace, judged: list[tuple[Any, Any]]) -> dict[str, Any] | None:
-    """pass@k / pass^k over the runs of each scenario.
+    """pass@k / pass^k over the runs of each scenario (:func:`~pytest_are_judge.repeats.repeats_report`)."""
+    from .repeats import repeats_report, run_number_of
 
-    Shown when asked for (``--k``, ``--min-pass-hat-k``) or when some scenario has two runs or
-    more that carry run numbers (repeats of one task); runs that merely share a scenario id,
-    such as hand-made variants of one scenario, are not taken for repeats unasked.
-    """
-    from .repeats import default_k, has_repeats, run_number_of, summarize_repeats
-
-    records = [j for run, j in judged if j.scenario_id]
-    numbered = [j for run, j in judged if j.scenario_id and run_number_of(run) is not None]
-    if args.k is None and args.min_pass_hat_k is None and not has_repeats(numbered):
-        return None
-    k = args.k or default_k(records)
-    if k is None:
-        return None if args.min_pass_hat_k is None else {"k": None, "scenarios": {}, "overall": {"pass_hat_k": None}}
-    return summarize_repeats(records, k)
+    records = [
+        {"scenario_id": j.scenario_id, "success": j.success, "failure_kind": j.failure_kind, "run_number": run_number_of(run)}
+        for run, j in judged
+    ]
+    return repeats_report(records, k=args.k, min_pass_hat_k=args.min_pass_hat_k)
 
 
-def _overall_hat(repeats: dict[str, Any] | None) -> float | None:
-    return None if repeats is None else repeats["overall"].get("pass_hat_k")
-
-
-def _gate_ok(repeats: dict[str, Any] | None, threshold: float) -> bool:
-    value = _overall_hat(repeats)
-    return value is not None and value >= threshold
-
-
-def _print_repeats(repeats: dict[str, Any], threshold: float | None) -> None:
+def _print_repeats(repeats: dict[str, Any]) -> None:
     k = repeats["k"]
     print()
     if k is None:
@@ -252,9 +234,10 @@ def _print_repeats(repeats: dict[str, Any], threshold: float | None) -> None:
         print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
         for r in rows:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    threshold = repeats["min_pass_hat_k"]
     if threshold is not None:
-        verdict = "OK" if _gate_ok(repeats, threshold) else "FAILED"
-        print(f"{verdict}: pass^k {_pct(_overall_hat(repeats))} vs --min-pass-hat-k {_pct(threshold)}")
+        verdict = "OK" if repeats["gate_passed"] else "FAILED"
+        print(f"{verdict}: pass^k {_pct(repeats['overall']['pass_hat_k'])} vs --min-pass-hat-k {_pct(threshold)}")
 
 
 def _safe(name: str) -> str:

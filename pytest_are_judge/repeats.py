@@ -19,11 +19,14 @@ from typing import Any, Iterable, Mapping
 
 __all__ = [
     "compare_repeats",
+    "count_runs",
     "default_k",
     "group_runs",
     "has_repeats",
     "pass_at_k",
     "pass_hat_k",
+    "records_from_counts",
+    "repeats_report",
     "run_number_of",
     "summarize_repeats",
 ]
@@ -102,6 +105,20 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def count_runs(records: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """``{scenario_id: {"n": runs, "c": passed}}``, sorted by scenario id (what baselines store)."""
+    return {sid: {"n": d["n"], "c": d["c"]} for sid, d in sorted(_counts(records).items())}
+
+
+def records_from_counts(counts: Mapping[str, Mapping[str, int]]) -> list[dict[str, Any]]:
+    """Per-run records rebuilt from :func:`count_runs` counts (c passing, n - c not)."""
+    out: list[dict[str, Any]] = []
+    for sid, row in counts.items():
+        out += [{"scenario_id": sid, "success": True}] * row["c"]
+        out += [{"scenario_id": sid, "success": False}] * (row["n"] - row["c"])
+    return out
+
+
 def has_repeats(records: Iterable[Any]) -> bool:
     """Does any scenario have two runs or more?"""
     return any(d["n"] >= 2 for d in _counts(records).values())
@@ -144,15 +161,38 @@ def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:
     }
 
 
+def repeats_report(records: Iterable[Any], *, k: int | None = None, min_pass_hat_k: float | None = None) -> dict[str, Any] | None:
+    """The repeated-runs section of a report (CLI and plugin): :func:`summarize_repeats` at ``k``
+    (default :func:`default_k`) plus ``min_pass_hat_k`` and ``gate_passed`` (None without a gate).
+
+    Computed when asked for (``k`` or ``min_pass_hat_k``) or when some scenario has two runs or
+    more that carry a run number (records' ``run_number``): runs that merely share a scenario id,
+    such as hand-made variants of one scenario, are not taken for repeats unasked.  None
+    otherwise.  With a gate but no repeated scenario, ``k`` is None and the gate fails.
+    """
+    recs = [r for r in records if _field(r, "scenario_id")]
+    numbered = [r for r in recs if _field(r, "run_number") is not None]
+    if k is None and min_pass_hat_k is None and not has_repeats(numbered):
+        return None
+    k = k or default_k(recs)
+    if k is None:
+        if min_pass_hat_k is None:
+            return None
+        overall = {"scenarios": 0, "scored": 0, "runs": len(recs), "passes": sum(_passed(r) for r in recs),
+                   "pass_rate": None, "pass_at_k": None, "pass_hat_k": None}
+        return {"k": None, "scenarios": {}, "overall": overall, "min_pass_hat_k": min_pass_hat_k, "gate_passed": False}
+    out = summarize_repeats(recs, k)
+    value = out["overall"]["pass_hat_k"]
+    out["min_pass_hat_k"] = min_pass_hat_k
+    # a float tolerance: a mean of exact fractions must not miss a threshold it equals
+    out["gate_passed"] = None if min_pass_hat_k is None else (value is not None and value + 1e-12 >= min_pass_hat_k)
+    return out
+
+
 def _as_summary(data: Any, k: int) -> dict[str, Any]:
     if isinstance(data, Mapping) and "scenarios" in data and "overall" in data:
-        if data.get("k") != k:
-            # recompute from counts so both sides use the same k
-            recs = []
-            for sid, row in data["scenarios"].items():
-                recs += [{"scenario_id": sid, "success": True}] * row["c"]
-                recs += [{"scenario_id": sid, "success": False}] * (row["n"] - row["c"])
-            return summarize_repeats(recs, k)
+        if data.get("k") != k:  # recompute from counts so both sides use the same k
+            return summarize_repeats(records_from_counts(data["scenarios"]), k)
         return dict(data)
     return summarize_repeats(data, k)
 

@@ -55,24 +55,10 @@ def _count(v: Any) -> bool:
 def repeat_counts(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
     """``{scenario_id: {"n": runs, "c": passed}}`` of per-run records (errors count as not passing;
     records without a scenario id, such as load errors, are left out)."""
-    out: dict[str, dict[str, int]] = {}
-    for rec in records.values():
-        sid = rec.get("scenario_id")
-        if not sid:
-            continue
-        row = out.setdefault(str(sid), {"n": 0, "c": 0})
-        row["n"] += 1
-        row["c"] += int(rec.get("verdict") == "pass")
-    return dict(sorted(out.items()))
+    from ..repeats import count_runs
+    from .reporting import repeat_records
 
-
-def counts_as_records(counts: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
-    """Repeat counts as the per-run records :mod:`pytest_are_judge.repeats` takes."""
-    out: list[dict[str, Any]] = []
-    for sid, row in counts.items():
-        out += [{"scenario_id": sid, "success": True}] * row["c"]
-        out += [{"scenario_id": sid, "success": False}] * (row["n"] - row["c"])
-    return out
+    return count_runs(repeat_records(records))
 
 
 def save_baseline(path: str, records: dict[str, dict[str, Any]]) -> None:

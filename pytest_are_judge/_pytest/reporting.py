@@ -8,6 +8,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from .._rate import format_rate as _pct
+
 REPORT_SCHEMA_VERSION = 1
 
 CATEGORY_LABELS = {
@@ -100,8 +102,6 @@ def write_report(
     p.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
 def summary_lines(
@@ -151,48 +151,24 @@ def repeat_records(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Per-run records as :mod:`pytest_are_judge.repeats` takes them (errors do not pass; runs
     without a scenario id, i.e. files that could not be loaded, are left out)."""
     return [
-        {"scenario_id": rec["scenario_id"], "success": rec["verdict"] == "pass"}
+        {"scenario_id": rec["scenario_id"], "success": rec["verdict"] == "pass", "run_number": rec.get("run_number")}
         for _, rec in sorted(records.items())
         if rec.get("scenario_id")
     ]
 
 
 def repeats_summary(records: dict[str, dict[str, Any]], k: int | None, min_pass_hat_k: float | None) -> dict[str, Any] | None:
-    """:func:`~pytest_are_judge.repeats.summarize_repeats` of the session's runs grouped by
-    scenario id, at ``k`` (default: the smallest run count among scenarios with two runs or
-    more), plus the gate.
+    """:func:`~pytest_are_judge.repeats.repeats_report` of the session's runs (as the offline CLI)."""
+    from ..repeats import repeats_report
 
-    As in the offline CLI, computed when asked for (``k``, ``min_pass_hat_k``) or when some
-    scenario has two runs or more that carry a run number (``run_<n>`` in the run id, file or
-    folder name, or in the trace's metadata): runs that merely share a scenario id, such as the
-    hand-made variants of a native scenario file, are not taken for repeats unasked.  None
-    otherwise."""
-    from ..repeats import default_k, has_repeats, summarize_repeats
-
-    recs = repeat_records(records)
-    numbered = [{"scenario_id": r["scenario_id"]} for r in records.values() if r.get("scenario_id") and r.get("run_number") is not None]
-    if k is None and min_pass_hat_k is None and not has_repeats(numbered):
-        return None
-    k = k or default_k(recs)
-    if k is None:
-        if min_pass_hat_k is None:
-            return None
-        empty = {"scenarios": 0, "scored": 0, "runs": len(recs), "passes": sum(r["success"] for r in recs),
-                 "pass_rate": None, "pass_at_k": None, "pass_hat_k": None}
-        return {"k": None, "scenarios": {}, "overall": empty, "min_pass_hat_k": min_pass_hat_k, "gate_passed": False}
-    out = summarize_repeats(recs, k)
-    value = out["overall"]["pass_hat_k"]
-    out["min_pass_hat_k"] = min_pass_hat_k
-    out["gate_passed"] = None if min_pass_hat_k is None else (value is not None and value + 1e-12 >= min_pass_hat_k)
-    return out
+    return repeats_report(repeat_records(records), k=k, min_pass_hat_k=min_pass_hat_k)
 
 
 def compare_repeat_baseline(baseline_counts: dict[str, dict[str, int]], records: dict[str, dict[str, Any]], k: int) -> dict[str, Any]:
     """Per-scenario comparison with the baseline's repeat counts at the same ``k``."""
-    from ..repeats import compare_repeats
-    from .baseline import counts_as_records
+    from ..repeats import compare_repeats, records_from_counts
 
-    return compare_repeats(counts_as_records(baseline_counts), repeat_records(records), k)
+    return compare_repeats(records_from_counts(baseline_counts), repeat_records(records), k)
 
 
 def repeat_lines(repeats: dict[str, Any]) -> list[str]:

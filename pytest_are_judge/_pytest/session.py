@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from .._rate import format_rate as _pct
 from .settings import Settings, settings
 
 
@@ -180,12 +181,12 @@ class AreJudgeSession:
             self.baseline_result = {"path": s.baseline, **compare(self.baseline_verdicts, self.records)}
         if s.min_pass_rate is not None and not self.summary["gate_passed"]:
             rate = self.summary["pass_rate"]
-            shown = "n/a (no runs judged)" if rate is None else f"{100 * rate:.1f}%"
-            self.gate_message = f"FAILED: pass rate {shown} is below --are-min-pass-rate {100 * s.min_pass_rate:.1f}%"
+            shown = "n/a (no runs judged)" if rate is None else _pct(rate)
+            self.gate_message = f"FAILED: pass rate {shown} is below --are-min-pass-rate {_pct(s.min_pass_rate)}"
             if session.exitstatus == pytest.ExitCode.OK or session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif s.min_pass_rate is not None:
-            self.gate_message = f"pass rate gate OK: {100 * self.summary['pass_rate']:.1f}% >= {100 * s.min_pass_rate:.1f}%"
+            self.gate_message = f"pass rate gate OK: {_pct(self.summary['pass_rate'])} >= {_pct(s.min_pass_rate)}"
         self._repeats(session)
         if s.save_baseline:
             from .baseline import save_baseline
@@ -225,13 +226,13 @@ class AreJudgeSession:
                 self.repeats_messages.append(f"FAILED: pass^{k} regressed vs baseline for {len(regressed)} scenario(s): {', '.join(regressed)}")
         if s.min_pass_hat_k is not None:
             value = self.repeats["overall"]["pass_hat_k"]
-            shown = "n/a (no scenario has k runs)" if value is None else f"{100 * value:.1f}%"
+            shown = "n/a (no scenario has k runs)" if value is None else _pct(value)
             label = "pass^k" if k is None else f"pass^{k}"
             if self.repeats["gate_passed"]:
-                self.repeats_messages.insert(0, f"pass^k gate OK: {label} {shown} >= {100 * s.min_pass_hat_k:.1f}%")
+                self.repeats_messages.insert(0, f"pass^k gate OK: {label} {shown} >= {_pct(s.min_pass_hat_k)}")
             else:
                 failed = True
-                self.repeats_messages.insert(0, f"FAILED: {label} {shown} is below --are-min-pass-hat-k {100 * s.min_pass_hat_k:.1f}%")
+                self.repeats_messages.insert(0, f"FAILED: {label} {shown} is below --are-min-pass-hat-k {_pct(s.min_pass_hat_k)}")
         if failed and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

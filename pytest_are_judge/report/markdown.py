@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from .._rate import format_rate as _pct
+
 __all__ = ["mermaid_graph", "render_markdown", "repeats_markdown", "write_markdown_summary"]
 
 _STATUS_ICON = {"passed": "✅", "failed": "❌", "error": "⚠️"}
@@ -120,8 +122,6 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     return "\n".join(out)
 
 
-def _pct(x: Any) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
 def repeats_markdown(repeats: Mapping[str, Any] | None) -> list[str]:
