@@ -137,3 +137,15 @@ def test_html_renders_in_headless_chromium(tmp_path):
     for r in report["runs"]:
         assert r["scenario_id"] in dom
     assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def test_only_declared_known_bad_runs_count_as_expected_failures():
+    from pytest_are_judge.report.view import is_expected_failure, summarize_views
+
+    declared = {"status": "failed", "expected": "fail", "outcome": "xfailed"}
+    baseline_xfail = {"status": "failed", "expected": "pass", "outcome": "xfailed"}  # failed in the baseline too
+    plain = {"status": "failed", "expected": "pass", "outcome": "failed"}
+    assert [is_expected_failure(v) for v in (declared, baseline_xfail, plain)] == [True, False, False]
+    md = render_markdown(build_report([declared, baseline_xfail, plain]))
+    assert "**3 failed** (1 expected: declared known-bad)" in md
+    assert summarize_views([declared, baseline_xfail, plain])["expected_failures"] == 1

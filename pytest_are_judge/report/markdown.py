@@ -80,7 +80,7 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     from .view import is_expected_failure
 
     failed = summary.get("failed", 0)
-    expected = sum(1 for r in runs if is_expected_failure(r))
+    expected = summary.get("expected_failures", 0)
     as_expected = f" ({expected} expected: declared known-bad)" if expected else ""
     out.append(
         f"**{summary.get('passed', 0)} passed**, **{failed} failed**{as_expected}, "
