@@ -274,19 +274,17 @@ def _print_human(results: list[tuple[Any, Any]], statuses: list[str], color: boo
 
 def _write_reports(args: argparse.Namespace, results: list[tuple[Any, Any]], statuses: list[str], config: Any) -> None:
     from .report import build_report, render_html, write_markdown_summary
-    from .report.view import run_view
+    from .report.view import run_view, unjudged_view
 
     views = []
     for (run, j), st in zip(results, statuses):
         if run is not None:
             view = run_view(run, j, config)
         else:  # an input error: no run to draw, but it is listed
-            view = {
-                "scenario_id": j.scenario_id, "run_id": j.run_id, "name": j.run_id, "source": j.source,
-                "status": "error", "failure_kind": j.failure_kind, "categories": [], "oracle_nodes": [],
-                "agent_events": [], "windows": {}, "failure_text": j.render(), "judgment": j.to_dict(),
-                "nb_turns": 0, "turns_judged": 0, "expected": None, "run_number": None,
-            }
+            view = unjudged_view(
+                failure_text=j.render(), scenario_id=j.scenario_id, run_id=j.run_id, name=j.run_id,
+                source=j.source, failure_kind=j.failure_kind, judgment=j.to_dict(),
+            )
         view["cli_status"] = st
         views.append(view)
     report = build_report(views, title="are-judge report")

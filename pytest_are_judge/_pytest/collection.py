@@ -255,27 +255,21 @@ def item_view(item: pytest.Item, run: Run, judgment: Judgment, cfg: Any) -> dict
 def error_view(item: pytest.Item, text: str, *, run: Run | None = None, judgment: Judgment | None = None) -> dict[str, Any]:
     """A report view for a run that was not judged (load error, no dataset scenario...): no graph,
     but listed with its error text, as the offline CLI does."""
-    source = _rel(item.config, run.source if run is not None else str(item.path))
+    from ..report.view import unjudged_view
+
     return _jsonable(
-        {
-            "nodeid": item.nodeid,
-            "scenario_id": run.scenario.scenario_id if run is not None else None,
-            "run_id": run.run_id if run is not None else item.name,
-            "name": run.name if run is not None else item.name,
-            "source": source,
-            "status": "error",
-            "failure_kind": judgment.failure_kind if judgment is not None else "input_error",
-            "categories": [],
-            "oracle_nodes": [],
-            "agent_events": [],
-            "windows": {},
-            "failure_text": text,
-            "judgment": judgment.to_dict() if judgment is not None else None,
-            "nb_turns": 0,
-            "turns_judged": 0,
-            "expected": run.expected if run is not None else None,
-            "run_number": run_number_of(run) if run is not None else None,
-        }
+        unjudged_view(
+            failure_text=text,
+            nodeid=item.nodeid,
+            scenario_id=run.scenario.scenario_id if run is not None else None,
+            run_id=run.run_id if run is not None else item.name,
+            name=run.name if run is not None else item.name,
+            source=_rel(item.config, run.source if run is not None else str(item.path)),
+            failure_kind=judgment.failure_kind if judgment is not None else "input_error",
+            judgment=judgment.to_dict() if judgment is not None else None,
+            expected=run.expected if run is not None else None,
+            run_number=run_number_of(run) if run is not None else None,
+        )
     )
 
 

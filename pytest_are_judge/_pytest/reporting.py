@@ -232,14 +232,16 @@ def repeat_properties(repeats: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _record_view(nodeid: str, rec: dict[str, Any]) -> dict[str, Any]:
     """A minimal view from a record, for a run whose process built no view."""
-    status = {"pass": "passed", "fail": "failed"}.get(rec.get("verdict"), "error")
-    return {
-        "nodeid": nodeid, "scenario_id": rec.get("scenario_id"), "run_id": rec.get("run_id") or nodeid, "name": nodeid,
-        "source": rec.get("path"), "status": status, "failure_kind": rec.get("failure_kind"), "categories": rec.get("categories") or [],
-        "oracle_nodes": [], "agent_events": [], "windows": {}, "failure_text": rec.get("failure") or "", "judgment": None,
-        "nb_turns": rec.get("nb_turns") or 0, "turns_judged": rec.get("turns_judged") or 0,
-        "expected": rec.get("expected"), "run_number": rec.get("run_number"),
-    }
+    from ..report.view import unjudged_view
+
+    return unjudged_view(
+        failure_text=rec.get("failure") or "",
+        status={"pass": "passed", "fail": "failed"}.get(rec.get("verdict"), "error"),
+        nodeid=nodeid, scenario_id=rec.get("scenario_id"), run_id=rec.get("run_id") or nodeid, name=nodeid,
+        source=rec.get("path"), failure_kind=rec.get("failure_kind"), categories=rec.get("categories") or [],
+        nb_turns=rec.get("nb_turns") or 0, turns_judged=rec.get("turns_judged") or 0,
+        expected=rec.get("expected"), run_number=rec.get("run_number"),
+    )
 
 
 def visual_report(

@@ -199,6 +199,19 @@ def run_view(run: Run, judgment: Judgment, config: Any = None) -> dict[str, Any]
     }
 
 
+def unjudged_view(*, failure_text: str, status: str = "error", **fields: Any) -> dict[str, Any]:
+    """A view for a run with no graph to draw (input error, not judged, or known only from its
+    record): the :func:`run_view` fields, empty where there is nothing to show, then ``fields``."""
+    view: dict[str, Any] = {
+        "scenario_id": None, "run_id": None, "name": None, "source": None, "status": status,
+        "failure_kind": "input_error" if status == "error" else None, "categories": [],
+        "oracle_nodes": [], "agent_events": [], "windows": {}, "failure_text": failure_text,
+        "judgment": None, "nb_turns": 0, "turns_judged": 0, "expected": None, "run_number": None,
+    }
+    view.update(fields)
+    return view
+
+
 def summarize_views(views: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Counts per status and per failure kind."""
     views = list(views)
