@@ -12,9 +12,9 @@ count as not passing.
 
 from __future__ import annotations
 
+import os
 import re
 from math import comb
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 __all__ = [
@@ -267,8 +267,8 @@ def run_number_of(run: Any) -> int | None:
     names = [str(getattr(run, "run_id", "") or "")]
     src = getattr(run, "source", None)
     if src:
-        p = Path(src)
-        names += [p.stem, p.parent.name]
+        head, name = os.path.split(os.path.normpath(src))
+        names += [os.path.splitext(name)[0], os.path.basename(head)]
     for name in names:
         m = _RUN_NUMBER.search(name)
         if m:

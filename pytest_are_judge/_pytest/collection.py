@@ -186,7 +186,11 @@ def _rel(config: pytest.Config, path: str | None) -> str | None:
 
 @functools.lru_cache(maxsize=4096)
 def _rel_to(root: str, path: str) -> str:
-    """``path`` relative to ``root`` (posix), else as given; cached: every run of a file asks."""
+    """``path`` relative to ``root`` (posix), else as given; cached: every run of a file asks.
+    Lexically first (no file-system calls), resolving symlinks only when that fails."""
+    absolute = os.path.abspath(path)
+    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(absolute, root)).as_posix()
     try:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:

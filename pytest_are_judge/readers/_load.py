@@ -29,15 +29,14 @@ class LoadedFile:
 
 
 def read_json(path: str | Path) -> Any:
-    p = Path(path)
     try:
-        with open(p, "rb") as fh:
+        with open(path, "rb") as fh:
             return json.loads(fh.read())
     except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", file=str(p)) from None
+        raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         line = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise InputError(f"not valid JSON{line}: {getattr(exc, 'msg', exc)}", file=str(p)) from None
+        raise InputError(f"not valid JSON{line}: {getattr(exc, 'msg', exc)}", file=str(path)) from None
 
 
 def is_oracle_file(path: str | Path, data: dict[str, Any]) -> bool:
@@ -53,8 +52,8 @@ def is_oracle_file(path: str | Path, data: dict[str, Any]) -> bool:
 
 def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_file: str | None = None) -> LoadedFile:
     """Read one scenario/trace file.  Raises :class:`InputError` naming file, event and field."""
-    p = Path(path)
-    if p.suffix.lower() == ".json":
+    p = path if isinstance(path, Path) else Path(path)
+    if str(p)[-5:].lower() == ".json":
         data = read_json(p)
     else:
         data = _load_structured(p)
@@ -67,8 +66,9 @@ def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_
         run = read_export(data, file=str(p), oracle=oracle, oracle_file=oracle_file)
         return LoadedFile(str(p), "are_export", run.scenario.scenario_id, [run], raw=data)
     if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or "scenario_id" in data and "events" in data):
-        scenario, runs = read_native(data, file=str(p))
-        return LoadedFile(str(p), "native", scenario.scenario_id, runs)
+        file = str(p)
+        scenario, runs = read_native(data, file=file)
+        return LoadedFile(file, "native", scenario.scenario_id, runs)
     raise InputError(
         "not a scenario: expected an ARE export (version are_simulation_v1) or a native scenario "
         f"(format: {FORMAT_TAG})",

@@ -7,6 +7,7 @@ runs may also live in separate JSON/JSONL files.  The JSON Schema is generated f
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -31,8 +32,9 @@ from ..model import (
 FORMAT_TAG = "are-judge/scenario-v1"
 
 
+@functools.lru_cache(maxsize=4096)
 def _split_tool(tool: str) -> tuple[str, str]:
-    """``App.function`` or ``App__function`` -> (app, function)."""
+    """``App.function`` or ``App__function`` -> (app, function); cached, tool names repeat."""
     if "__" in tool:
         app, fn = tool.split("__", 1)
     elif "." in tool:
@@ -128,85 +130,90 @@ class ScenarioFile(_Strict):
     runs: list[NativeRun] = Field(default_factory=list)
 
 
+_ETYPES = {t: EventType(t.upper()) for t in ("agent", "user", "env", "AGENT", "USER", "ENV")}
+_OPTYPES = {"read": OperationType.READ, "write": OperationType.WRITE}
+
+
 def _etype(t: str) -> EventType:
-    return EventType(t.upper())
+    return _ETYPES[t]
 
 
-def _tool_call(tool: str, args: dict[str, Any], apps: dict[str, str], op: str) -> ToolCall:
+def _tool_call(tool: str, args: dict[str, Any], apps: dict[str, str], op: str) -> dict[str, Any]:
+    """A :class:`ToolCall` as a mapping (validated with its event, in one pydantic pass)."""
     app, fn = _split_tool(tool)
-    return ToolCall(
-        app=app,
-        function=fn,
-        app_class=apps.get(app, app),
-        args=dict(args),
-        operation_type=OperationType(op.upper()),
-    )
+    return {"app": app, "function": fn, "app_class": apps.get(app, app), "args": args, "operation_type": _OPTYPES[op]}
 
 
 def scenario_from_native(doc: ScenarioFile, *, file: str) -> Scenario:
-    events: list[OracleEvent] = []
+    ids: set[str] = set()
     for e in doc.events:
+        if e.id in ids:
+            raise InputError("duplicate event id", file=file, event_id=e.id, field="id")
+        ids.add(e.id)
+    events: list[dict[str, Any]] = []
+    for e in doc.events:
+        for d in e.after:
+            if d not in ids:
+                raise InputError(f"'after' names unknown event {d!r}", file=file, event_id=e.id, field="after")
+        etype = _ETYPES[e.type]
+        if etype == EventType.AGENT and not e.after:
+            raise InputError(
+                "an agent event needs at least one dependency in 'after' (usually the user's message)",
+                file=file,
+                event_id=e.id,
+                field="after",
+            )
         rel = e.delay
         if rel is None and e.at is None:
             rel = 0.0
         events.append(
-            OracleEvent(
-                event_id=e.id,
-                event_type=_etype(e.type),
-                action=_tool_call(e.tool, e.args, doc.apps, e.operation),
-                dependencies=list(e.after),
-                relative_time=rel,
-                absolute_time=e.at if rel is None else None,
-                comparator=TimeComparator(e.comparator) if e.comparator else None,
-                checks=[CheckSpec(arg_name=c.arg, checker_type=c.checker, checker_args=c.args) for c in e.checks],
-            )
+            {
+                "event_id": e.id,
+                "event_type": etype,
+                "action": _tool_call(e.tool, e.args, doc.apps, e.operation),
+                "dependencies": e.after,
+                "relative_time": rel,
+                "absolute_time": e.at if rel is None else None,
+                "comparator": e.comparator,
+                "checks": [{"arg_name": c.arg, "checker_type": c.checker, "checker_args": c.args} for c in e.checks],
+            }
         )
-    ids = {e.event_id for e in events}
-    if len(ids) != len(events):
-        seen: set[str] = set()
-        dup = next(e.event_id for e in events if e.event_id in seen or seen.add(e.event_id))  # type: ignore[func-returns-value]
-        raise InputError("duplicate event id", file=file, event_id=dup, field="id")
-    for e in events:
-        for d in e.dependencies:
-            if d not in ids:
-                raise InputError(f"'after' names unknown event {d!r}", file=file, event_id=e.event_id, field="after")
-        if e.event_type == EventType.AGENT and not e.dependencies:
-            raise InputError(
-                "an agent event needs at least one dependency in 'after' (usually the user's message)",
-                file=file,
-                event_id=e.event_id,
-                field="after",
-            )
-    user = UserDetails(**doc.user.model_dump()) if doc.user else None
-    return Scenario(
-        scenario_id=doc.scenario_id,
-        start_time=doc.start_time,
-        events=events,
-        user=user,
-        source=file,
-        judge_config=doc.judge_config,
-        metadata={"format": "native", "description": doc.description},
+    # the model is built from plain mappings in one validation pass (much cheaper than one
+    # constructor call per event and per tool call)
+    return Scenario.model_validate(
+        {
+            "scenario_id": doc.scenario_id,
+            "start_time": doc.start_time,
+            "events": events,
+            "user": doc.user.model_dump() if doc.user else None,
+            "source": file,
+            "judge_config": doc.judge_config,
+            "metadata": {"format": "native", "description": doc.description},
+        }
     )
+
+
+def _agent_event_dicts(items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]) -> list[dict[str, Any]]:
+    out = []
+    for n, it in enumerate(items):
+        t = it.time if it.time >= start_time and start_time > 0 else start_time + it.time
+        out.append(
+            {
+                "event_id": it.id or f"agent-{n}",
+                "event_type": _ETYPES[it.type],
+                "event_time": t,
+                "action": _tool_call(it.tool, it.args, apps, it.operation),
+                "return_value": it.returns,
+                "exception": it.error,
+            }
+        )
+    return out
 
 
 def agent_events_from_native(
     items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]
 ) -> list[Event]:
-    out = []
-    for n, it in enumerate(items):
-        etype = _etype(it.type)
-        t = it.time if it.time >= start_time and start_time > 0 else start_time + it.time
-        out.append(
-            Event(
-                event_id=it.id or f"agent-{n}",
-                event_type=etype,
-                event_time=t,
-                action=_tool_call(it.tool, it.args, apps, it.operation),
-                return_value=it.returns,
-                exception=it.error,
-            )
-        )
-    return out
+    return [Event.model_validate(d) for d in _agent_event_dicts(items, start_time=start_time, apps=apps)]
 
 
 def _load_structured(path: Path) -> Any:
@@ -258,25 +265,27 @@ def read_native(data: dict[str, Any], *, file: str) -> tuple[Scenario, list[Run]
     scenario = scenario_from_native(doc, file=file)
     apps = {AUI_APP: AUI_APP, **doc.apps}
     runs = []
-    base = Path(file).parent
     for r in doc.runs:
         if (r.events is None) == (r.file is None):
             raise InputError("a run needs exactly one of 'events' or 'file'", file=file, field=f"runs.{r.id}")
         if r.file is not None:
-            items = read_agent_log(base / r.file)
-            src = str(base / r.file)
+            log = Path(file).parent / r.file
+            items = read_agent_log(log)
+            src = str(log)
         else:
             items = r.events or []
             src = file
         runs.append(
-            Run(
-                scenario=scenario,
-                events=agent_events_from_native(items, start_time=doc.start_time, apps=apps),
-                run_id=r.id,
-                source=src,
-                run_number=r.run_number,
-                expected="fail" if r.expect == "fail" else None,
-                metadata={"format": "native", "scenario_file": file},
+            Run.model_validate(
+                {
+                    "scenario": scenario,
+                    "events": _agent_event_dicts(items, start_time=doc.start_time, apps=apps),
+                    "run_id": r.id,
+                    "source": src,
+                    "run_number": r.run_number,
+                    "expected": "fail" if r.expect == "fail" else None,
+                    "metadata": {"format": "native", "scenario_file": file},
+                }
             )
         )
     return scenario, runs
