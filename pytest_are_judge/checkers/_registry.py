@@ -108,6 +108,9 @@ def known_checkers() -> list[str]:
 
 
 def _entry(name: str) -> _Entry:
+    entry = _CHECKERS.get(name) if type(name) is str else None  # the hot path: a plain name
+    if entry is not None:
+        return entry
     key = _name(name)
     entry = _CHECKERS.get(key)
     if entry is not None:
@@ -130,6 +133,12 @@ def get_checker(name: str) -> CheckerFunc:
 def checker_kind(name: str) -> CheckerKind:
     """``"hard"`` or ``"scripted"``; raises :class:`UnknownCheckerError`."""
     return _entry(name).kind
+
+
+def resolve_checker(name: str) -> tuple[CheckerFunc, CheckerKind]:
+    """``(function, kind)`` of the checker ``name`` in one lookup; raises :class:`UnknownCheckerError`."""
+    entry = _entry(name)
+    return entry.func, entry.kind
 
 
 for _member, _func in (

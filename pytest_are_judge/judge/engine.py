@@ -100,6 +100,7 @@ class JudgeSession:
         self.turn_idx = -1
         self.failure: Failure | None = None
         self.notes: list[str] = []
+        self._params: dict[str, list[ToolCheckerParam]] = {}
         self._validate_params()
 
     # -------------------------------------------------------------- plumbing
@@ -111,7 +112,10 @@ class JudgeSession:
         return self.judge.soft_judge()
 
     def params_for(self, step: OracleStep) -> list[ToolCheckerParam]:
-        return self.tool_judge.params_for(step.event_id, step.tool_name, step.checks, source=self.scenario.source)
+        params = self._params.get(step.event_id)
+        if params is None:
+            params = self._params[step.event_id] = self.tool_judge.params_for(step.event_id, step.tool_name, step.checks, source=self.scenario.source)
+        return params
 
     def check_context(self, step: OracleStep, agent_event: Event) -> dict[str, Any]:
         """What context-aware checkers (code judges) receive besides the two values."""

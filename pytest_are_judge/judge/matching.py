@@ -184,7 +184,9 @@ class TurnMatcher:
         )
         entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.scenario.source)
         params = s.params_for(step)
-        ctx = s.check_context(step, ev)
+        def ctx() -> dict[str, Any]:
+            return s.check_context(step, ev)
+
         if not tc.passed:
             detail = RejectDetail("time", time=tc)
             if full:

@@ -86,7 +86,7 @@ def _describe_cycle(events: list[OracleEvent]) -> str:
     return " -> ".join([edges[0][0], *(v for _, v in edges)])
 
 
-def turn_of_events(scenario: Scenario) -> dict[str, int]:
+def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None) -> dict[str, int]:
     """Turn index of every definition event.
 
     An event's turn is the largest turn of its dependencies, plus one if any dependency is an
@@ -94,7 +94,8 @@ def turn_of_events(scenario: Scenario) -> dict[str, int]:
     Difference from ARE (Q20): ARE's BFS may number a multi-parent event before all its parents
     are visited; we always use the longest path.
     """
-    order = _topological(scenario.events, file=scenario.source)
+    if order is None:
+        order = _topological(scenario.events, file=scenario.source)
     turn: dict[str, int] = {}
     by_id = {e.event_id: e for e in scenario.events}
     for e in order:
@@ -107,12 +108,13 @@ def turn_of_events(scenario: Scenario) -> dict[str, int]:
     return turn
 
 
-def derive_oracle_run(scenario: Scenario, registry: frozenset[str]) -> list[Event]:
+def derive_oracle_run(scenario: Scenario, registry: frozenset[str], *, order: list[OracleEvent] | None = None) -> list[Event]:
     """Schedule the definition as ARE's oracle mode would: each event at its latest parent's time
-    plus its relative delay (or at its absolute time).  Ties are ordered by event id."""
+    plus its relative delay (or at its absolute time).  Ties are ordered by event id.
+    ``order``: the definition in topological order, when the caller has it already."""
     times: dict[str, float] = {}
     out: list[Event] = []
-    for e in _topological(scenario.events, file=scenario.source):
+    for e in order if order is not None else _topological(scenario.events, file=scenario.source):
         if e.relative_time is None and e.absolute_time is not None:
             t = e.absolute_time
         else:
@@ -134,9 +136,10 @@ def derive_oracle_run(scenario: Scenario, registry: frozenset[str]) -> list[Even
 def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     """Everything the judge needs from the oracle side, computed once per scenario."""
     definition = scenario.event_by_id()
-    turn_map = turn_of_events(scenario)
+    order = _topological(scenario.events, file=scenario.source)
+    turn_map = turn_of_events(scenario, order=order)
     nb_turns = (max(turn_map.values()) + 1) if turn_map else 1
-    run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry)
+    run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry, order=order)
     kept = judged_events(run)
     turns: list[list[OracleStep]] = [[] for _ in range(nb_turns)]
     steps: dict[str, OracleStep] = {}

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from ..checkers import CheckerInputError, CheckerType, checker_kind, get_checker, normalize_arg
+from ..checkers import CheckerInputError, CheckerType, get_checker, normalize_arg
+from ..checkers._registry import resolve_checker
 from ..errors import InputError
 from ..judgment.failures import ArgCheck
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
@@ -86,15 +87,18 @@ class ToolJudge:
         oracle_args: dict[str, Any],
         tolerance: list[str],
         full: bool,
-        context: dict[str, Any] | None = None,
+        context: Callable[[], dict[str, Any]] | dict[str, Any] | None = None,
     ) -> ArgVerdict:
         """Registry checks in order, then per-event params.  With ``full=False`` stop at the first
-        failing argument (ARE's order); ``full=True`` computes every row for reports."""
+        failing argument (ARE's order); ``full=True`` computes every row for reports.
+        ``context`` (what context-aware checkers receive) may be a function building it: it is
+        then built only when such a checker runs."""
         verdict = ArgVerdict(passed=True)
         if entry is None:  # unregistered tool with unregistered_tool="eq"
             entry = {k: CheckerType.eq_checker.value for k in oracle_args}
         checks: list[tuple[str, str, dict[str, Any], bool]] = [(a, c, {}, False) for a, c in entry.items()]
-        checks += [(p.arg_name, p.checker_type, dict(p.checker_args), True) for p in params]
+        if params:
+            checks += [(p.arg_name, p.checker_type, dict(p.checker_args), True) for p in params]
         for arg, ctype, cargs, from_param in checks:
             if ctype == LLM:
                 if arg not in verdict.soft_args:
@@ -121,10 +125,9 @@ class ToolJudge:
         agent_args: dict[str, Any],
         oracle_args: dict[str, Any],
         tolerance: list[str],
-        context: dict[str, Any] | None = None,
+        context: Callable[[], dict[str, Any]] | dict[str, Any] | None = None,
     ) -> ArgCheck | None:
-        kind = checker_kind(ctype)
-        func = get_checker(ctype)
+        func, kind = resolve_checker(ctype)
         expected = cargs.get("targets") if kind == "scripted" else oracle_args.get(arg)
         if kind != "scripted" and arg not in oracle_args:
             if from_param:
@@ -141,7 +144,8 @@ class ToolJudge:
                 if ctype == CheckerType.list_attendees_checker.value and "tolerance_list_str" not in kwargs and not from_param:
                     kwargs["tolerance_list_str"] = tolerance
                 if getattr(func, "wants_context", False):
-                    kwargs["context"] = {**(context or {}), "arg_name": arg}
+                    ctx = context() if callable(context) else context
+                    kwargs["context"] = {**(ctx or {}), "arg_name": arg}
                 res = func(actual, expected, **kwargs)
             ok = bool(res)
             note = str(getattr(res, "note", "") or "")
