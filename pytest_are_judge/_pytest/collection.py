@@ -33,6 +33,7 @@ class ScenarioIndex:
 
     def __init__(self, roots: Iterable[Path], hf: dict[str, list[dict[str, Any]]] | None = None, hf_label: str | None = None) -> None:
         self.roots = [Path(os.path.abspath(r)) for r in roots]
+        self._root_strs = [(str(r), str(r).rstrip(os.sep) + os.sep, r) for r in self.roots]
         self.hf = hf
         """``--are-hf`` scenarios: every collected run is paired with the dataset scenario of its id."""
         self.hf_label = hf_label
@@ -40,9 +41,11 @@ class ScenarioIndex:
         self._oracles: dict[Path, dict[str | None, tuple[dict[str, Any], str]]] = {}
 
     def root_of(self, path: Path) -> Path | None:
-        for root in self.roots:
-            if path == root or root in path.parents:
-                return root
+        """The scenario root holding ``path`` (an absolute path); compared as strings."""
+        p = str(path)
+        for root, prefix, root_path in self._root_strs:
+            if p == root or p.startswith(prefix):
+                return root_path
         return None
 
     def wants(self, path: Path) -> bool:
@@ -189,8 +192,11 @@ def _rel_to(root: str, path: str) -> str:
     """``path`` relative to ``root`` (posix), else as given; cached: every run of a file asks.
     Lexically first (no file-system calls), resolving symlinks only when that fails."""
     absolute = os.path.abspath(path)
-    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
-        return Path(os.path.relpath(absolute, root)).as_posix()
+    if absolute == root:
+        return "."
+    prefix = root.rstrip(os.sep) + os.sep
+    if absolute.startswith(prefix):
+        return absolute[len(prefix) :].replace(os.sep, "/")
     try:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:

@@ -81,7 +81,7 @@ class AreJudgeSession:
         return [self.settings.header()]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
-        if self.index is None or not self.index.wants(Path(os.path.abspath(file_path))):
+        if self.index is None or not self.index.wants(file_path if file_path.is_absolute() else Path(os.path.abspath(file_path))):
             return None
         from .collection import ScenarioFile
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,10 +94,14 @@ def discover(paths: list[str | Path]) -> list[Path]:
 
 
 def _ignored(f: Path, root: Path) -> bool:
-    rel = f.relative_to(root).parts
+    froot, fpath = str(root), str(f)
+    if fpath.startswith(froot) and (len(fpath) == len(froot) or fpath[len(froot)] == os.sep or froot.endswith(os.sep)):
+        rel = [part for part in fpath[len(froot) :].split(os.sep) if part]  # lexical: no Path objects per file
+    else:
+        rel = list(f.relative_to(root).parts)
     if any(part.startswith(".") or part == "__pycache__" for part in rel):
         return True
-    name = f.name.lower()
+    name = os.path.basename(fpath).lower()
     # agent logs referenced by native scenarios, judge configs, our own outputs
     return name.endswith(".log.json") or name.endswith(".jsonl") or name in ("judge_config.json", "expected.json") or name.startswith("are-report")
 
