@@ -12,6 +12,7 @@ count as not passing.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from math import comb
@@ -264,10 +265,15 @@ def run_number_of(run: Any) -> int | None:
     for v in ((meta.get("run") or {}).get("run_number") if isinstance(meta.get("run"), Mapping) else None, meta.get("run_number")):
         if isinstance(v, int) and not isinstance(v, bool):
             return v
-    names = [str(getattr(run, "run_id", "") or "")]
-    src = getattr(run, "source", None)
-    if src:
-        head, name = os.path.split(os.path.normpath(src))
+    return _number_in_names(str(getattr(run, "run_id", "") or ""), getattr(run, "source", None) or None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _number_in_names(run_id: str, source: str | None) -> int | None:
+    """``run_<n>`` in the run id, else in the file's stem, else in its folder's name."""
+    names = [run_id]
+    if source:
+        head, name = os.path.split(os.path.normpath(source))
         names += [os.path.splitext(name)[0], os.path.basename(head)]
     for name in names:
         m = _RUN_NUMBER.search(name)

@@ -250,14 +250,22 @@ class JudgeSession:
         return failure
 
     def _count_check(self, k: int, agent_turn: list[Event], steps: list[OracleStep]) -> ToolCallCountsFailure | None:
-        agent_counter = Counter(e.tool_name for e in agent_turn)
-        oracle_counter = Counter(s.tool_name for s in steps)
+        agent_counter = _counts(e.tool_name for e in agent_turn)
+        oracle_counter = _counts(s.tool_name for s in steps)
         a_aui = agent_counter.pop(AUI_SEND_TO_USER, 0)
         o_aui = oracle_counter.pop(AUI_SEND_TO_USER, 0)
         extra = self.config.extra_send_message_to_user_allowed
         if agent_counter == oracle_counter and o_aui <= a_aui <= o_aui + extra:
             return None
-        return ToolCallCountsFailure(agent_counter, a_aui, oracle_counter, o_aui, extra, turn=k)
+        return ToolCallCountsFailure(Counter(agent_counter), a_aui, Counter(oracle_counter), o_aui, extra, turn=k)
+
+
+def _counts(names: Iterable[str]) -> dict[str, int]:
+    """Occurrences per name, first-seen order (a plain dict: cheaper than a Counter per turn)."""
+    out: dict[str, int] = {}
+    for n in names:
+        out[n] = out.get(n, 0) + 1
+    return out
 
 
 _GC_PAUSE_MIN_EVENTS = 500

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 from ..model import Event, EventType, OperationType
 
 
@@ -41,8 +43,11 @@ def keep(event: Event) -> bool:
 def judged_events(events: list[Event]) -> list[Event]:
     """Preprocess, filter, and stable-sort by event time (ARE's turn split order)."""
     kept = [e for e in map(preprocess, events) if keep(e)]
-    kept.sort(key=lambda e: e.event_time)
+    kept.sort(key=_event_time)
     return kept
+
+
+_event_time = operator.attrgetter("event_time")
 
 
 def split_turns(events: list[Event]) -> list[list[Event]]:

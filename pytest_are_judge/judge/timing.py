@@ -42,13 +42,20 @@ def check_time(
         lo, hi = window(comparator, absolute_time, pre, post)
         ok = (lo is None or agent_time >= lo) and (hi is None or agent_time <= hi)
         return TimeCheck("absolute", comp, agent_time, absolute_time, lo, hi, ok, "absolute time")
-    t_o = [*parent_oracle_times, start_time]
-    t_a = [*parent_agent_times, start_time]
-    names = [*parent_ids, "scenario start"]
-    max_o = max(t_o)
-    argmax = [i for i, t in enumerate(t_o) if t >= max_o]
-    max_a = max(t_a[i] for i in argmax)
-    ref = next(names[i] for i in argmax if t_a[i] == max_a)
+    # candidates: the parents, then the scenario start; the reference is the first candidate
+    # with the latest agent time among those with the latest oracle time
+    max_o = start_time
+    for t in parent_oracle_times:
+        if t > max_o:
+            max_o = t
+    max_a: float | None = None
+    ref = ""
+    for t, a, name in zip(parent_oracle_times, parent_agent_times, parent_ids):
+        if t >= max_o and (max_a is None or a > max_a):
+            max_a, ref = a, name
+    if start_time >= max_o and (max_a is None or start_time > max_a):
+        max_a, ref = start_time, "scenario start"
+    assert max_a is not None  # the start is a candidate when no parent is
     agent_rel = agent_time - max_a
     oracle_rel = oracle_time - max_o
     if not (oracle_rel > threshold or comparator is not None):

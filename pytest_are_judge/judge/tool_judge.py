@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 from ..checkers import CheckerInputError, CheckerType, get_checker, normalize_arg
 from ..checkers._registry import resolve_checker
@@ -14,6 +15,9 @@ from .config import GraphPerEventJudgeConfig, ToolCheckerParam
 from .soft_api import JudgeUnavailableError
 
 LLM = CheckerType.llm_checker.value
+_EQ = CheckerType.eq_checker.value
+_ATTENDEES = CheckerType.list_attendees_checker.value
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(eq=False)
@@ -95,8 +99,8 @@ class ToolJudge:
         then built only when such a checker runs."""
         verdict = ArgVerdict(passed=True)
         if entry is None:  # unregistered tool with unregistered_tool="eq"
-            entry = {k: CheckerType.eq_checker.value for k in oracle_args}
-        checks: list[tuple[str, str, dict[str, Any], bool]] = [(a, c, {}, False) for a, c in entry.items()]
+            entry = {k: _EQ for k in oracle_args}
+        checks: list[tuple[str, str, Mapping[str, Any], bool]] = [(a, c, _NO_ARGS, False) for a, c in entry.items()]
         if params:
             checks += [(p.arg_name, p.checker_type, dict(p.checker_args), True) for p in params]
         for arg, ctype, cargs, from_param in checks:
@@ -120,7 +124,7 @@ class ToolJudge:
         self,
         arg: str,
         ctype: str,
-        cargs: dict[str, Any],
+        cargs: Mapping[str, Any],
         from_param: bool,
         agent_args: dict[str, Any],
         oracle_args: dict[str, Any],
@@ -141,7 +145,7 @@ class ToolJudge:
                 res = func(actual, **cargs)
             else:
                 kwargs = dict(cargs)
-                if ctype == CheckerType.list_attendees_checker.value and "tolerance_list_str" not in kwargs and not from_param:
+                if ctype == _ATTENDEES and "tolerance_list_str" not in kwargs and not from_param:
                     kwargs["tolerance_list_str"] = tolerance
                 if getattr(func, "wants_context", False):
                     ctx = context() if callable(context) else context
