@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
-from ..model import AUI_SEND_TO_USER, Event, EventType, OracleEvent, Scenario, TimeComparator
+from ..model import AUI_SEND_TO_USER, Event, EventType, OperationType, OracleEvent, Scenario, TimeComparator
 from .events import judged_events
 from .optypes import infer_operation_type
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OracleStep:
     """One oracle event as the judge sees it (ARE's ``CompletedOracleEvent``)."""
 
@@ -46,26 +45,28 @@ class OraclePlan:
 def kahn_order(ids: list[str], parents: dict[str, list[str]]) -> list[str] | None:
     """Kahn's algorithm with a FIFO queue: roots in ``ids`` order, children in the order their
     edges were added (ARE's ``scenario_utils`` order).  None when there is a cycle."""
-    indeg = {i: 0 for i in ids}
+    indeg = dict.fromkeys(ids, 0)
     children: dict[str, list[str]] = {i: [] for i in ids}
     for i in ids:
-        for p in parents.get(i, ()):
-            indeg[i] += 1
-            children[p].append(i)
-    queue = deque(i for i in ids if indeg[i] == 0)
-    order: list[str] = []
-    while queue:
-        i = queue.popleft()
-        order.append(i)
-        for c in children[i]:
+        ps = parents.get(i)
+        if ps:
+            indeg[i] = len(ps)
+            for p in ps:
+                children[p].append(i)
+    order = [i for i in ids if indeg[i] == 0]  # the FIFO queue, kept: it is the order
+    k = 0
+    while k < len(order):
+        for c in children[order[k]]:
             indeg[c] -= 1
             if indeg[c] == 0:
-                queue.append(c)
+                order.append(c)
+        k += 1
     return order if len(order) == len(ids) else None
 
 
-def _topological(events: list[OracleEvent], *, file: str | None) -> list[OracleEvent]:
-    by_id = {e.event_id: e for e in events}
+def _topological(events: list[OracleEvent], *, file: str | None, by_id: dict[str, OracleEvent] | None = None) -> list[OracleEvent]:
+    if by_id is None:
+        by_id = {e.event_id: e for e in events}
     order = kahn_order(list(by_id), {e.event_id: [d for d in e.dependencies if d in by_id] for e in events})
     if order is None:
         raise InputError(f"the event dependencies contain a cycle: {_describe_cycle(events)}", file=file, field="dependencies")
@@ -133,14 +134,82 @@ def derive_oracle_run(scenario: Scenario, registry: frozenset[str], *, order: li
     return out
 
 
+class _Scheduled:
+    """One event of a derived oracle run, as the plan reads it (no pydantic model: the plan of
+    every judged run needs one per definition event)."""
+
+    __slots__ = ("event_id", "event_type", "event_time", "tool_name", "args", "kept")
+
+    def __init__(self, event_id: str, event_type: EventType, event_time: float, tool_name: str, args: dict[str, Any], kept: bool) -> None:
+        self.event_id = event_id
+        self.event_type = event_type
+        self.event_time = event_time
+        self.tool_name = tool_name
+        self.args = args
+        self.kept = kept
+
+
+_PREPROCESSED = frozenset(
+    {("CabApp", "get_quotation"), ("EmailClientApp", "add_email"), ("EmailClientV2", "add_email"), ("SandboxLocalFileSystem", "makedirs")}
+)
+"""Agent calls that :func:`~.events.preprocess` rewrites: a definition with one is derived
+through :func:`derive_oracle_run` and real events instead."""
+_NOT_SCHEDULED = (EventType.CONDITION, EventType.VALIDATION, EventType.STOP)
+
+
+def _schedule(scenario: Scenario, registry: frozenset[str], order: list[OracleEvent]) -> list[_Scheduled] | None:
+    """:func:`derive_oracle_run` followed by :func:`~.events.judged_events`' filter, without
+    building events: the same times, order and kept events.  None when an event would be
+    rewritten by ARE's preprocessing (then the general path is taken)."""
+    times: dict[str, float] = {}
+    out: list[_Scheduled] = []
+    for e in order:
+        if e.relative_time is None and e.absolute_time is not None:
+            t = e.absolute_time
+        else:
+            base = max((times[d] for d in e.dependencies), default=scenario.start_time)
+            t = base + (e.relative_time or 0.0)
+        times[e.event_id] = t
+        etype = e.event_type
+        if etype in _NOT_SCHEDULED:
+            continue
+        action = e.action
+        if action is None:
+            out.append(_Scheduled(e.event_id, etype, t, "NoApp__NoFunction", {}, etype != EventType.AGENT and "env_expansion" not in e.event_id))
+            continue
+        if etype == EventType.AGENT:
+            if (action.app_class, action.function) in _PREPROCESSED:
+                return None
+            op = action.operation_type
+            if op is None:
+                op = infer_operation_type(action.tool_name, action.function, registry)
+            kept = op == OperationType.WRITE
+        else:
+            kept = "env_expansion" not in e.event_id
+        out.append(_Scheduled(e.event_id, etype, t, action.tool_name, action.args, kept))
+    out.sort(key=_time_then_id)
+    return out
+
+
+def _time_then_id(ev: _Scheduled) -> tuple[float, str]:
+    return ev.event_time, ev.event_id
+
+
 def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     """Everything the judge needs from the oracle side, computed once per scenario."""
     definition = scenario.event_by_id()
-    order = _topological(scenario.events, file=scenario.source)
+    order = _topological(scenario.events, file=scenario.source, by_id=definition)
     turn_map = turn_of_events(scenario, order=order)
     nb_turns = (max(turn_map.values()) + 1) if turn_map else 1
-    run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry, order=order)
-    kept = judged_events(run)
+    run: list[Any] | None = None
+    kept: list[Any]
+    if scenario.oracle_run is None:
+        run = _schedule(scenario, registry, order)
+        if run is not None:
+            kept = [ev for ev in run if ev.kept]
+    if run is None:
+        run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry, order=order)
+        kept = judged_events(run)
     turns: list[list[OracleStep]] = [[] for _ in range(nb_turns)]
     steps: dict[str, OracleStep] = {}
     for ev in kept:
@@ -184,7 +253,7 @@ def _order_turn(turn_steps: list[OracleStep], definition: dict[str, OracleEvent]
     return [by_id[i] for i in order]
 
 
-def _tasks(run: list[Event], turn_map: dict[str, int], nb_turns: int) -> list[str]:
+def _tasks(run: list[Any], turn_map: dict[str, int], nb_turns: int) -> list[str]:
     tasks = [""] * nb_turns
     for ev in run:
         if ev.tool_name == "AgentUserInterface__send_message_to_agent" and ev.event_id in turn_map:
