@@ -101,6 +101,7 @@ class JudgeSession:
         self.failure: Failure | None = None
         self.notes: list[str] = []
         self._params: dict[str, list[ToolCheckerParam]] = {}
+        self._turns_cache: tuple[int, list[list[Event]]] | None = None
         self._validate_params()
 
     # -------------------------------------------------------------- plumbing
@@ -171,12 +172,16 @@ class JudgeSession:
 
     # ---------------------------------------------------------------- judging
     def judge_next_turn(self) -> Judgment:
+        self._next_turn()
+        return self._judgment(self.failure is None)
+
+    def _next_turn(self) -> None:
         if self.failure is not None:
-            return self._judgment(False)
+            return
         self.turn_idx += 1
         k = self.turn_idx
         try:
-            turns = split_turns(judged_events(self.raw_events))
+            turns = self._agent_turns()
             agent_turn = turns[k] if k < len(turns) else []
             self.failure = self._judge_turn(k, agent_turn)
         except InputError as exc:
@@ -186,12 +191,19 @@ class JudgeSession:
                 exc.kind, FailureKind.JUDGE_UNAVAILABLE
             )
             self.failure = GenericFailure(kind, str(exc), dict(getattr(exc, "data", None) or {}))
-        return self._judgment(self.failure is None)
+
+    def _agent_turns(self) -> list[list[Event]]:
+        """The judged agent events split into turns; recomputed only when events were added
+        (events are only ever appended), so an offline multi-turn run splits its log once."""
+        n = len(self.raw_events)
+        if self._turns_cache is None or self._turns_cache[0] != n:
+            self._turns_cache = (n, split_turns(judged_events(self.raw_events)))
+        return self._turns_cache[1]
 
     def finish(self) -> Judgment:
         """Judge every remaining turn (offline: all of them), stopping at the first failure."""
         while self.failure is None and self.turn_idx + 1 < self.plan.nb_turns:
-            self.judge_next_turn()
+            self._next_turn()
         return self._judgment(self.failure is None)
 
     def _judgment(self, success: bool) -> Judgment:

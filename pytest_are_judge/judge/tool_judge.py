@@ -151,8 +151,11 @@ class ToolJudge:
                     ctx = context() if callable(context) else context
                     kwargs["context"] = {**(ctx or {}), "arg_name": arg}
                 res = func(actual, expected, **kwargs)
-            ok = bool(res)
-            note = str(getattr(res, "note", "") or "")
+            if res is True or res is False:
+                ok, note = res, ""
+            else:
+                ok = bool(res)
+                note = str(getattr(res, "note", "") or "")
         except CheckerInputError as exc:
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}")
         except JudgeUnavailableError:
