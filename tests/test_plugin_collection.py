@@ -253,3 +253,41 @@ def test_example_scenarios_pass_and_xfail(pytester: pytest.Pytester, run_pytest)
     assert outcomes.get("passed", 0) >= 6 and outcomes.get("xfailed", 0) >= 9
     assert "failed" not in outcomes and "errors" not in outcomes
     result.stdout.fnmatch_lines(["XFAIL example_scenarios/office_move.yaml::office_move[[]checkout_before_tape[]]*"])
+
+
+GC_PROBE = """
+import gc
+
+import pytest
+
+FROZEN = []
+
+
+def pytest_sessionstart(session):
+    if session.config.getoption("--user-freeze"):
+        gc.freeze()  # the user's own freeze, before collection starts
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    FROZEN.append(gc.get_freeze_count())  # collection is over
+
+
+def pytest_addoption(parser):
+    parser.addoption("--user-freeze", action="store_true")
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"frozen after collection: {'yes' if FROZEN[0] else 'no'}")
+"""
+
+
+@pytest.mark.parametrize("user_freeze", [False, True])
+def test_collection_leaves_nothing_frozen_and_a_users_freeze_alone(pytester: pytest.Pytester, run_pytest, user_freeze: bool) -> None:
+    (pytester.path / "sc").mkdir()
+    (pytester.path / "sc" / "mail.yaml").write_text(GOOD)
+    pytester.makeconftest(GC_PROBE)
+    result = run_pytest("--are-scenarios=sc", *(["--user-freeze"] if user_freeze else []))
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    if run_pytest.workers == 0:  # the controller of -n 2 collects nothing: the probe checks -n 0
+        result.stdout.fnmatch_lines([f"frozen after collection: {'yes' if user_freeze else 'no'}"])

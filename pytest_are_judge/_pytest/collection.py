@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import time
@@ -37,6 +38,8 @@ class ScenarioIndex:
         self.hf = hf
         """``--are-hf`` scenarios: every collected run is paired with the dataset scenario of its id."""
         self.hf_label = hf_label
+        self.freeze_gc = False
+        """Set by the session while collecting: freeze the GC's view of each collected file."""
         self._loaded: dict[Path, LoadedFile | InputError] = {}
         self._oracles: dict[Path, dict[str | None, tuple[dict[str, Any], str]]] = {}
 
@@ -170,6 +173,8 @@ class ScenarioFile(pytest.File):
                 item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
             items.append(item)
         self.index.release(self.path)
+        if self.index.freeze_gc:
+            gc.freeze()
         return items
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
