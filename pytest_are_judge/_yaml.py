@@ -82,7 +82,10 @@ def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
         if tag == _STR:
             value: Any = node.value
         elif tag == _INT:
-            value = loader.construct_yaml_int(node)
+            v = node.value
+            # plain decimals directly; signs, '_', 0x/0o/0b, YAML 1.1 octal (leading 0) and
+            # sexagesimal (1:30) through PyYAML
+            value = int(v) if v.isdigit() and (v[0] != "0" or v == "0") else loader.construct_yaml_int(node)
         elif tag == _FLOAT:
             value = loader.construct_yaml_float(node)
         elif tag == _BOOL:
