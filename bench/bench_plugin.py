@@ -2,9 +2,10 @@
 
     python bench/bench_plugin.py [--n 2000] [--repeat 5] [--startup-repeat 15]
 
-Measures repeated subprocess runs (wall clock), interleaved (one run of every case per round, so
-a slow spell of a shared machine hits every case alike); reports the median and the minimum of
-each case, and computes the per-item figures from both:
+Measures repeated subprocess runs (wall clock, and CPU time of the pytest process), interleaved
+(one run of every case per round, so a slow spell of a shared machine hits every case alike);
+reports the median and the minimum wall clock and the median CPU time of each case, and computes
+the per-item figures from each:
 - collection + judging of N generated native scenarios (one run each, one file each) vs N trivial
   parametrised tests in one file, with ``-n 0`` and ``-n 2``, vs N trivial tests in N files, and
   vs pytest's floor (a minimal collector yielding one empty item per file, N files);
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,27 +71,36 @@ def test_trivial(i):
 """
 
 
-def run(args: list[str], cwd: Path) -> float:
+def run(args: list[str], cwd: Path) -> tuple[float, float]:
     # Bytecode caching on, as on a developer machine or CI (this container sets
     # PYTHONDONTWRITEBYTECODE=1, which would recompile, and assertion-rewrite, every imported
     # module of ours on every run and bill that to the per-item numbers).
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 5):
         raise SystemExit(f"pytest {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return dt
+    # CPU time (user + system) of the pytest process and its children: less sensitive than the
+    # wall clock to other tenants of a shared machine
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return dt, cpu
 
 
-def interleaved(cases: dict[str, tuple[list[str], Path]], rounds: int) -> dict[str, list[float]]:
+def interleaved(cases: dict[str, tuple[list[str], Path]], rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall-clock and CPU times of each case, ``rounds`` interleaved runs after a warm-up."""
     for args, cwd in cases.values():
         run(args, cwd)  # warm-up (pyc, fs cache)
     times: dict[str, list[float]] = {name: [] for name in cases}
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, (args, cwd) in cases.items():
-            times[name].append(run(args, cwd))
-    return times
+            wall, used = run(args, cwd)
+            times[name].append(wall)
+            cpu[name].append(used)
+    return times, cpu
 
 
 def main() -> None:
@@ -129,14 +140,14 @@ def main() -> None:
         one.mkdir()
         (one / "test_one.py").write_text("def test_one():\n    pass\n")
         base = ["-q", "-p", "no:randomly"]
-        startup = interleaved(
+        startup, startup_cpu = interleaved(
             {
                 "startup_plugin_unused_s": ([*base, "--co", "-p", "no:xdist"], one),
                 "startup_plugin_disabled_s": ([*base, "--co", "-p", "no:xdist", "-p", "no:are_judge"], one),
             },
             ns.startup_repeat,
         )
-        main_cases = interleaved(
+        main_cases, main_cpu = interleaved(
             {
                 "trivial_n0_s": ([*base, "-p", "no:xdist", str(tr)], root),
                 "trivial_files_n0_s": ([*base, "-p", "no:xdist", str(files)], root),
@@ -148,8 +159,12 @@ def main() -> None:
             },
             ns.repeat,
         )
-    for stat_name, stat in (("median", statistics.median), ("min", min)):
-        got = {name: stat(ts) for name, ts in {**startup, **main_cases}.items()}
+    for stat_name, stat, series in (
+        ("median", statistics.median, {**startup, **main_cases}),
+        ("min", min, {**startup, **main_cases}),
+        ("cpu_median", statistics.median, {**startup_cpu, **main_cpu}),
+    ):
+        got = {name: stat(ts) for name, ts in series.items()}
         fixed = got["startup_plugin_unused_s"]
         got["per_item_trivial_ms"] = 1000 * (got["trivial_n0_s"] - fixed) / ns.n
         got["per_item_scenario_ms"] = 1000 * (got["scenarios_n0_s"] - fixed) / ns.n
