@@ -7,6 +7,7 @@ so ``pytest -n N`` gives the same summary, gating and baseline results as ``-n 0
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -85,8 +86,6 @@ class AreJudgeSession:
         # file's objects are moved out of the collector's reach (gc.freeze, O(1)) and all are
         # handed back when collection ends: nothing is kept from the collector for longer than
         # the collection itself, and a user's own gc.freeze() is left alone.
-        import gc
-
         freeze = self.index is not None and gc.isenabled() and gc.get_freeze_count() == 0
         if self.index is not None:
             self.index.freeze_gc = freeze

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import InputError
 from ..model import AUI_SEND_TO_USER, Event, EventType, OperationType, OracleEvent, Scenario, TimeComparator
@@ -109,20 +109,31 @@ def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None
     return turn
 
 
-def derive_oracle_run(scenario: Scenario, registry: frozenset[str], *, order: list[OracleEvent] | None = None) -> list[Event]:
-    """Schedule the definition as ARE's oracle mode would: each event at its latest parent's time
-    plus its relative delay (or at its absolute time).  Ties are ordered by event id.
-    ``order``: the definition in topological order, when the caller has it already."""
+_NOT_SCHEDULED = (EventType.CONDITION, EventType.VALIDATION, EventType.STOP)
+"""Definition events that ARE's oracle mode does not put in the oracle run."""
+
+
+def _timed(scenario: Scenario, order: list[OracleEvent]) -> Iterator[tuple[OracleEvent, float]]:
+    """Each definition event (in topological ``order``) with its oracle-run time: its latest
+    parent's time plus its relative delay (scenario start without parents), or its absolute time."""
     times: dict[str, float] = {}
-    out: list[Event] = []
-    for e in order if order is not None else _topological(scenario.events, file=scenario.source):
+    for e in order:
         if e.relative_time is None and e.absolute_time is not None:
             t = e.absolute_time
         else:
             base = max((times[d] for d in e.dependencies), default=scenario.start_time)
             t = base + (e.relative_time or 0.0)
         times[e.event_id] = t
-        if e.event_type in (EventType.CONDITION, EventType.VALIDATION, EventType.STOP):
+        yield e, t
+
+
+def derive_oracle_run(scenario: Scenario, registry: frozenset[str], *, order: list[OracleEvent] | None = None) -> list[Event]:
+    """Schedule the definition as ARE's oracle mode would: each event at its latest parent's time
+    plus its relative delay (or at its absolute time).  Ties are ordered by event id.
+    ``order``: the definition in topological order, when the caller has it already."""
+    out: list[Event] = []
+    for e, t in _timed(scenario, order if order is not None else _topological(scenario.events, file=scenario.source)):
+        if e.event_type in _NOT_SCHEDULED:
             continue
         action = e.action
         if action is not None and action.operation_type is None:
@@ -154,22 +165,14 @@ _PREPROCESSED = frozenset(
 )
 """Agent calls that :func:`~.events.preprocess` rewrites: a definition with one is derived
 through :func:`derive_oracle_run` and real events instead."""
-_NOT_SCHEDULED = (EventType.CONDITION, EventType.VALIDATION, EventType.STOP)
 
 
 def _schedule(scenario: Scenario, registry: frozenset[str], order: list[OracleEvent]) -> list[_Scheduled] | None:
     """:func:`derive_oracle_run` followed by :func:`~.events.judged_events`' filter, without
     building events: the same times, order and kept events.  None when an event would be
     rewritten by ARE's preprocessing (then the general path is taken)."""
-    times: dict[str, float] = {}
     out: list[_Scheduled] = []
-    for e in order:
-        if e.relative_time is None and e.absolute_time is not None:
-            t = e.absolute_time
-        else:
-            base = max((times[d] for d in e.dependencies), default=scenario.start_time)
-            t = base + (e.relative_time or 0.0)
-        times[e.event_id] = t
+    for e, t in _timed(scenario, order):
         etype = e.event_type
         if etype in _NOT_SCHEDULED:
             continue
@@ -201,13 +204,11 @@ def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     order = _topological(scenario.events, file=scenario.source, by_id=definition)
     turn_map = turn_of_events(scenario, order=order)
     nb_turns = (max(turn_map.values()) + 1) if turn_map else 1
-    run: list[Any] | None = None
+    run: list[Any] | None = _schedule(scenario, registry, order) if scenario.oracle_run is None else None
     kept: list[Any]
-    if scenario.oracle_run is None:
-        run = _schedule(scenario, registry, order)
-        if run is not None:
-            kept = [ev for ev in run if ev.kept]
-    if run is None:
+    if run is not None:
+        kept = [ev for ev in run if ev.kept]
+    else:
         run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry, order=order)
         kept = judged_events(run)
     turns: list[list[OracleStep]] = [[] for _ in range(nb_turns)]

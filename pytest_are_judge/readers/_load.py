@@ -59,7 +59,6 @@ def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_
     else:
         data = _load_structured(p)
     if is_are_export(data):
-        sid = ((data.get("metadata") or {}).get("definition") or {}).get("scenario_id")
         if oracle is None and is_oracle_file(p, data):
             # validate now, so a broken oracle trace is reported even if no run uses it
             oracle_run = read_export(data, file=str(p))

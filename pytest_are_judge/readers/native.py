@@ -15,19 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import InputError, format_validation_error
-from ..model import (
-    AUI_APP,
-    CheckSpec,
-    Event,
-    EventType,
-    OperationType,
-    OracleEvent,
-    Run,
-    Scenario,
-    TimeComparator,
-    ToolCall,
-    UserDetails,
-)
+from ..model import AUI_APP, Event, EventType, OperationType, Run, Scenario
 
 FORMAT_TAG = "are-judge/scenario-v1"
 
@@ -132,10 +120,6 @@ class ScenarioFile(_Strict):
 
 _ETYPES = {t: EventType(t.upper()) for t in ("agent", "user", "env", "AGENT", "USER", "ENV")}
 _OPTYPES = {"read": OperationType.READ, "write": OperationType.WRITE}
-
-
-def _etype(t: str) -> EventType:
-    return _ETYPES[t]
 
 
 def _tool_call(tool: str, args: dict[str, Any], apps: dict[str, str], op: str) -> dict[str, Any]:
