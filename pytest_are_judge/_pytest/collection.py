@@ -145,37 +145,46 @@ def expects_failure(run: Run) -> bool:
     return run.expected == "fail"
 
 
+def scenario_items(parent: pytest.Collector, path: Path, index: ScenarioIndex, file_nodeid: str) -> list[pytest.Item]:
+    """The items of one scenario file: one per run to judge, or one load-error item.
+
+    ``parent`` is the file's own node (:class:`ScenarioFile`) or, when the whole folder is
+    collected, the folder's (:class:`~._pytest.folder.ScenarioDir`); the node ids are the same
+    (``<file>::<scenario>[<run>]``) either way."""
+    try:
+        runs = index.runs(path)
+        names: set[str] = set()
+        for run in runs:
+            name = item_name(run)
+            if name in names:
+                raise InputError(f"two runs are named {run.run_id!r} for scenario {run.scenario.scenario_id!r}", file=str(path), field="runs.id")
+            names.add(name)
+    except InputError as exc:
+        return [LoadErrorItem.from_parent(parent, name="load_error", path=path, nodeid=f"{file_nodeid}::load_error", error=exc)]
+    items: list[pytest.Item] = []
+    strict = parent.config.stash.get(XFAIL_STRICT_KEY, True)
+    for run in runs:
+        name = item_name(run)
+        run, pair_error = index.pair(run)
+        # an explicit nodeid string: "scenario[run]" then parses like a parametrised id
+        # (pytest >= 9 keeps structured ids; --lf compares them)
+        item = ScenarioItem.from_parent(parent, name=name, path=path, nodeid=f"{file_nodeid}::{name}", run=run, pair_error=pair_error)
+        if expects_failure(run):
+            item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
+        items.append(item)
+    index.release(path)
+    if index.freeze_gc:
+        gc.freeze()
+    return items
+
+
 class ScenarioFile(pytest.File):
     """A scenario or trace file: one item per run to judge."""
 
     index: ScenarioIndex
 
     def collect(self) -> Iterable[pytest.Item]:
-        try:
-            runs = self.index.runs(self.path)
-            names: set[str] = set()
-            for run in runs:
-                name = item_name(run)
-                if name in names:
-                    raise InputError(f"two runs are named {run.run_id!r} for scenario {run.scenario.scenario_id!r}", file=str(self.path), field="runs.id")
-                names.add(name)
-        except InputError as exc:
-            return [LoadErrorItem.from_parent(self, name="load_error", error=exc)]
-        items = []
-        for run in runs:
-            name = item_name(run)
-            run, pair_error = self.index.pair(run)
-            # an explicit nodeid string: "scenario[run]" then parses like a parametrised id
-            # (pytest >= 9 keeps structured ids; --lf compares them)
-            item = ScenarioItem.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", run=run, pair_error=pair_error)
-            if expects_failure(run):
-                strict = self.config.stash.get(XFAIL_STRICT_KEY, True)
-                item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
-            items.append(item)
-        self.index.release(self.path)
-        if self.index.freeze_gc:
-            gc.freeze()
-        return items
+        return scenario_items(self, self.path, self.index, self.nodeid)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InputError):

@@ -27,6 +27,8 @@ class AreJudgeSession:
         self.config = config
         self.settings: Settings = settings(config)
         self.index: Any = None
+        self.folders: Any = None
+        """Which folders are collected without a node per file (``_pytest/folder.py``)."""
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
         self.worker_usage: list[dict[str, Any]] = []
@@ -98,6 +100,16 @@ class AreJudgeSession:
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         return [self.settings.header()]
+
+    @pytest.hookimpl(tryfirst=True, optionalhook=True)  # the hook exists from pytest 8 on
+    def pytest_collect_directory(self, path: Path, parent: pytest.Collector) -> Any:
+        if self.index is None:
+            return None
+        from .folder import FolderPolicy, scenario_dir
+
+        if self.folders is None:
+            self.folders = FolderPolicy(self.config, self.index)
+        return scenario_dir(parent, path, self.folders)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
         if self.index is None or not self.index.wants(file_path if file_path.is_absolute() else Path(os.path.abspath(file_path))):
