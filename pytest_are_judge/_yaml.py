@@ -1,15 +1,18 @@
 """YAML loading: PyYAML's *safe* loader semantics, faster.
 
-With libyaml (``CSafeLoader``), parsing and composing run in C but PyYAML still resolves every
-scalar's tag and constructs every Python object in Python.  For the plain data scenario files
-hold (mappings, sequences, str/int/float/bool/null) we do both more cheaply:
+With libyaml (``CSafeLoader``), parsing and composing run in C but PyYAML still creates a Python
+object per node, resolves every scalar's tag and constructs every value in Python.  Two faster
+paths, each handing over to the next whenever it is not sure to give PyYAML's result:
 
-* tag resolution of plain scalars is memoised by value (it depends on nothing else for the safe
-  loader, which has no path resolvers), and the per-node path-resolver calls are skipped;
-* a direct constructor builds dicts, lists and scalars from the node tree (aliases keep sharing
-  one object, as with PyYAML).  Any other tag (timestamps, sets, binary, merge keys ``<<``...) or
-  a non-scalar key hands the whole document to PyYAML's own constructor, so results and error
-  messages are PyYAML's in every case.
+1. :mod:`._yaml_subset` translates the plain subset of YAML that scenario files are written in
+   (block and flow collections, plain and simply quoted scalars, comments) into JSON for the C
+   JSON decoder, resolving plain scalars with PyYAML's own resolver table and constructors;
+2. libyaml's node tree, with tag resolution of plain scalars memoised by value (it depends on
+   nothing else for the safe loader, which has no path resolvers) and a direct constructor for
+   dicts, lists and str/int/float/bool/null scalars (aliases keep sharing one object, as with
+   PyYAML);
+3. PyYAML's own constructor, for any other tag (timestamps, sets, binary, merge keys ``<<``...)
+   or a non-scalar key: so results and error messages are PyYAML's in every case.
 
 Without libyaml, PyYAML's pure-Python ``SafeLoader`` is used as is.
 """
@@ -17,6 +20,8 @@ Without libyaml, PyYAML's pure-Python ``SafeLoader`` is used as is.
 from __future__ import annotations
 
 from typing import Any
+
+from ._yaml_subset import NOT_PLAIN, SubsetReader, Unsupported
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL, _SEQ, _MAP = (_T + t for t in ("str", "int", "float", "bool", "null", "seq", "map"))
@@ -27,6 +32,8 @@ _loader_class: Any = None
 _ScalarNode: Any = None
 _SequenceNode: Any = None
 _MappingNode: Any = None
+_subset: Any = None
+_constructor: Any = None
 
 
 class _Fallback(Exception):
@@ -38,6 +45,7 @@ def _fast_loader_class() -> Any:
     if _loader_class is not None:
         return _loader_class
     import yaml
+    from yaml.constructor import SafeConstructor
     from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     _ScalarNode, _SequenceNode, _MappingNode = ScalarNode, SequenceNode, MappingNode
@@ -46,11 +54,26 @@ def _fast_loader_class() -> Any:
     if base is None:
         _loader_class = False
         return False
+    # a private copy: later global add_implicit_resolver calls cannot make the cache stale
+    table = {k: list(v) for k, v in base.yaml_implicit_resolvers.items()}
     cache: dict[str, str] = {}
+    default = base.DEFAULT_SCALAR_TAG
+
+    def plain_tag(value: str) -> str:
+        """The implicit tag of a plain scalar (PyYAML's ``BaseResolver.resolve``), memoised."""
+        tag = cache.get(value)
+        if tag is None:
+            tag = default
+            for t, regexp in table.get(value[0] if value else "", []) + table.get(None, []):
+                if regexp.match(value):
+                    tag = t
+                    break
+            if len(cache) < _TAG_CACHE_MAX:
+                cache[value] = tag
+        return tag
 
     class _Loader(base):  # type: ignore[misc, valid-type]
-        # a private copy: later global add_implicit_resolver calls cannot make the cache stale
-        yaml_implicit_resolvers = {k: list(v) for k, v in base.yaml_implicit_resolvers.items()}
+        yaml_implicit_resolvers = table
         yaml_path_resolvers: dict[Any, Any] = {}
 
         def descend_resolver(self, current_node: Any, current_index: Any) -> None:
@@ -61,19 +84,38 @@ def _fast_loader_class() -> Any:
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
             if kind is ScalarNode and implicit[0]:
-                tag = cache.get(value)
-                if tag is None:
-                    tag = base.resolve(self, kind, value, implicit)
-                    if len(cache) < _TAG_CACHE_MAX:
-                        cache[value] = tag
-                return tag
+                return plain_tag(value)
             return base.resolve(self, kind, value, implicit)
 
+    values: dict[str, Any] = {}
+    missing = object()
+
+    def plain_value(value: str) -> Any:
+        """The Python value of a plain scalar (for the subset reader), memoised; NOT_PLAIN for
+        tags other than str, int, float, bool and null."""
+        v = values.get(value, missing)
+        if v is missing:
+            tag = plain_tag(value)
+            if tag == _STR:
+                v = value
+            elif tag == _NULL:
+                v = None
+            elif tag == _INT or tag == _FLOAT or tag == _BOOL:
+                v = _construct_plain(tag, value)
+            else:
+                v = NOT_PLAIN
+            if len(values) < _TAG_CACHE_MAX:
+                values[value] = v
+        return v
+
+    global _subset, _constructor
+    _subset = SubsetReader(plain_value)
+    _constructor = SafeConstructor()
     _loader_class = _Loader
     return _Loader
 
 
-def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
+def _build(node: Any, memo: dict[int, Any]) -> Any:
     key = id(node)
     if key in memo:
         return memo[key]
@@ -81,15 +123,8 @@ def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
     if cls is _ScalarNode:
         if tag == _STR:
             value: Any = node.value
-        elif tag == _INT:
-            v = node.value
-            # plain decimals directly; signs, '_', 0x/0o/0b, YAML 1.1 octal (leading 0) and
-            # sexagesimal (1:30) through PyYAML
-            value = int(v) if v.isdigit() and (v[0] != "0" or v == "0") else loader.construct_yaml_int(node)
-        elif tag == _FLOAT:
-            value = loader.construct_yaml_float(node)
-        elif tag == _BOOL:
-            value = loader.construct_yaml_bool(node)
+        elif tag == _INT or tag == _FLOAT or tag == _BOOL:
+            value = _construct_plain(tag, node.value)
         elif tag == _NULL:
             value = None
         else:
@@ -100,7 +135,7 @@ def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
         items: list[Any] = []
         memo[key] = items
         for child in node.value:
-            items.append(_build(loader, child, memo))
+            items.append(_build(child, memo))
         return items
     if cls is _MappingNode and tag == _MAP:
         mapping: dict[Any, Any] = {}
@@ -108,9 +143,22 @@ def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
         for key_node, value_node in node.value:
             if type(key_node) is not _ScalarNode or key_node.tag not in _SCALAR_KEY_TAGS:
                 raise _Fallback  # merge keys, complex keys: PyYAML's rules and errors
-            mapping[_build(loader, key_node, memo)] = _build(loader, value_node, memo)
+            mapping[_build(key_node, memo)] = _build(value_node, memo)
         return mapping
     raise _Fallback
+
+
+def _construct_plain(tag: str, value: str) -> Any:
+    """An int, float or bool scalar: plain decimals directly; signs, '_', 0x/0o/0b, YAML 1.1
+    octal (leading 0), sexagesimal (1:30), floats and bools by PyYAML's constructor."""
+    if tag == _INT and value.isdigit() and (value[0] != "0" or value == "0"):
+        return int(value)
+    node = _ScalarNode(tag, value)
+    if tag == _INT:
+        return _constructor.construct_yaml_int(node)
+    if tag == _FLOAT:
+        return _constructor.construct_yaml_float(node)
+    return _constructor.construct_yaml_bool(node)
 
 
 def load_yaml(text: str) -> Any:
@@ -120,13 +168,17 @@ def load_yaml(text: str) -> Any:
     cls = _fast_loader_class()
     if not cls:
         return yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
+    try:
+        return _subset.read(text)
+    except Unsupported:
+        pass  # outside the plain subset: libyaml and PyYAML's constructor
     loader = cls(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         try:
-            return _build(loader, node, {})
+            return _build(node, {})
         except (_Fallback, RecursionError):
             return loader.construct_document(node)
     finally:
