@@ -276,7 +276,7 @@ def _number_in_names(run_id: str, source: str | None) -> int | None:
         head, name = os.path.split(os.path.normpath(source))
         names += [os.path.splitext(name)[0], os.path.basename(head)]
     for name in names:
-        m = _RUN_NUMBER.search(name)
+        m = _RUN_NUMBER.search(name) if "run" in name.lower() else None  # the search is the slow part
         if m:
             return int(m.group(1))
     return None
