@@ -271,12 +271,14 @@ def run_number_of(run: Any) -> int | None:
 @functools.lru_cache(maxsize=4096)
 def _number_in_names(run_id: str, source: str | None) -> int | None:
     """``run_<n>`` in the run id, else in the file's stem, else in its folder's name."""
+    if "run" not in run_id.lower() and (not source or "run" not in source.lower()):
+        return None  # the common case, without path handling or a regex scan
     names = [run_id]
     if source:
         head, name = os.path.split(os.path.normpath(source))
         names += [os.path.splitext(name)[0], os.path.basename(head)]
     for name in names:
-        m = _RUN_NUMBER.search(name) if "run" in name.lower() else None  # the search is the slow part
+        m = _RUN_NUMBER.search(name)
         if m:
             return int(m.group(1))
     return None
