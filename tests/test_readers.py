@@ -8,6 +8,7 @@ import pytest
 
 from conformance import TRACES
 from pytest_are_judge.errors import InputError
+from pytest_are_judge.judge.config import load_config
 from pytest_are_judge.readers import load_file, load_runs
 from pytest_are_judge.readers.are_json import parse_arg_value, read_export
 from pytest_are_judge.readers.native import json_schema
@@ -141,6 +142,31 @@ def test_native_yaml_syntax_error_has_a_line(tmp_path):
     p.write_text("scenario_id: [oops\n")
     with pytest.raises(InputError, match="cannot parse at line"):
         load_file(p)
+
+
+def test_not_utf8_is_an_input_error_naming_the_file(tmp_path):
+    p = tmp_path / "demo.yaml"
+    p.write_bytes(NATIVE.encode() + b"# caf\xe9\n")  # latin-1, not UTF-8
+    with pytest.raises(InputError, match="not valid UTF-8") as ei:
+        load_file(p)
+    assert ei.value.file == str(p)
+    cfg = tmp_path / "judge.yaml"
+    cfg.write_bytes(b"matching: exact # \xff\n")
+    with pytest.raises(InputError, match="not valid UTF-8") as ei:
+        load_config(cfg)
+    assert ei.value.file == str(cfg)
+
+
+def test_line_endings_do_not_matter(tmp_path):
+    seen = []
+    for name, eol in (("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "bad.log.json").write_text(json.dumps([{"id": "ask", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "hi"}, "time": 1}]))
+        (d / "demo.yaml").write_bytes(NATIVE.replace("\n", eol).encode())
+        runs = [r.model_dump(mode="json") for r in load_file(d / "demo.yaml").runs]
+        seen.append(json.dumps(runs).replace(str(d), "<dir>"))
+    assert len(json.loads(seen[0])) == 2 and seen[0] == seen[1] == seen[2]
 
 
 def test_native_agent_event_needs_a_dependency(tmp_path):

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..checkers import CheckerType
+from .._files import read_utf8, utf8_error
 from ..errors import InputError, format_validation_error
 
 
@@ -138,9 +139,11 @@ def load_config(path: str | Path) -> GraphPerEventJudgeConfig:
     """Load a judge config from a JSON, YAML or TOML file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_utf8(p)
     except OSError as exc:
         raise InputError(f"cannot read config: {exc.strerror}", file=str(p)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(utf8_error(exc), file=str(p)) from None
     suffix = p.suffix.lower()
     try:
         if suffix == ".toml":

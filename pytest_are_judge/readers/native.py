@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .._files import read_utf8, utf8_error
 from ..errors import InputError, format_validation_error
 from ..model import AUI_APP, Event, EventType, OperationType, Run, Scenario
 
@@ -202,9 +203,11 @@ def agent_events_from_native(
 
 def _load_structured(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path)
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(utf8_error(exc), file=str(path)) from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
             from .._yaml import load_yaml
