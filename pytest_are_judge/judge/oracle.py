@@ -87,7 +87,7 @@ def _describe_cycle(events: list[OracleEvent]) -> str:
     return " -> ".join([edges[0][0], *(v for _, v in edges)])
 
 
-def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None) -> dict[str, int]:
+def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None, by_id: dict[str, OracleEvent] | None = None) -> dict[str, int]:
     """Turn index of every definition event.
 
     An event's turn is the largest turn of its dependencies, plus one if any dependency is an
@@ -97,14 +97,17 @@ def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None
     """
     if order is None:
         order = _topological(scenario.events, file=scenario.source)
+    if by_id is None:
+        by_id = {e.event_id: e for e in scenario.events}
+    # the events whose children start a new turn: oracle messages to the user
+    closing = {eid for eid, e in by_id.items() if e.event_type == EventType.AGENT and e.action is not None and e.tool_name == AUI_SEND_TO_USER}
     turn: dict[str, int] = {}
-    by_id = {e.event_id: e for e in scenario.events}
     for e in order:
         t = 0
         for d in e.dependencies:
-            dep = by_id[d]
-            bump = 1 if dep.event_type == EventType.AGENT and dep.tool_name == AUI_SEND_TO_USER else 0
-            t = max(t, turn[d] + bump)
+            td = turn[d] + 1 if d in closing else turn[d]
+            if td > t:
+                t = td
         turn[e.event_id] = t
     return turn
 
@@ -202,7 +205,7 @@ def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     """Everything the judge needs from the oracle side, computed once per scenario."""
     definition = scenario.event_by_id()
     order = _topological(scenario.events, file=scenario.source, by_id=definition)
-    turn_map = turn_of_events(scenario, order=order)
+    turn_map = turn_of_events(scenario, order=order, by_id=definition)
     nb_turns = (max(turn_map.values()) + 1) if turn_map else 1
     run: list[Any] | None = _schedule(scenario, registry, order) if scenario.oracle_run is None else None
     kept: list[Any]
