@@ -10,7 +10,8 @@ the per-item figures from each:
   parametrised tests in one file, with ``-n 0`` and ``-n 2``, vs N trivial tests in N files, and
   vs pytest's floor (a minimal collector yielding one empty item per file, N files);
 - startup (``pytest --co`` of one trivial test) with the plugin installed but unused vs
-  ``-p no:are_judge``.
+  ``-p no:are_judge``;
+- one judged scenario, for the marginal cost of a scenario (the plugin's one-time costs left out).
 """
 
 from __future__ import annotations
@@ -139,6 +140,10 @@ def main() -> None:
         one = root / "one"
         one.mkdir()
         (one / "test_one.py").write_text("def test_one():\n    pass\n")
+        one_sc = root / "one_scenario"  # the plugin at work on one scenario: its one-time costs
+        one_sc.mkdir()
+        first = next(iter(sorted(sc.iterdir())))
+        (one_sc / first.name).write_bytes(first.read_bytes())
         base = ["-q", "-p", "no:randomly"]
         startup, startup_cpu = interleaved(
             {
@@ -153,6 +158,7 @@ def main() -> None:
                 "trivial_files_n0_s": ([*base, "-p", "no:xdist", str(files)], root),
                 "floor_collector_n0_s": ([*base, "-p", "no:xdist", "sc"], floor),
                 "scenarios_n0_s": ([*base, "-p", "no:xdist", "--are-scenarios", str(sc)], root),
+                "one_scenario_n0_s": ([*base, "-p", "no:xdist", "--are-scenarios", str(one_sc)], root),
                 "scenarios_collect_only_s": ([*base, "-p", "no:xdist", "--co", "--are-scenarios", str(sc)], root),
                 "trivial_n2_s": ([*base, "-n", "2", str(tr)], root),
                 "scenarios_n2_s": ([*base, "-n", "2", "--are-scenarios", str(sc)], root),
@@ -169,6 +175,10 @@ def main() -> None:
         got["per_item_trivial_ms"] = 1000 * (got["trivial_n0_s"] - fixed) / ns.n
         got["per_item_scenario_ms"] = 1000 * (got["scenarios_n0_s"] - fixed) / ns.n
         got["per_item_ratio"] = got["per_item_scenario_ms"] / got["per_item_trivial_ms"]
+        # marginal cost of a scenario: without the plugin's one-time costs (imports of pydantic,
+        # the models and the judge, a session summary), i.e. measured from one judged scenario
+        got["per_item_scenario_marginal_ms"] = 1000 * (got["scenarios_n0_s"] - got["one_scenario_n0_s"]) / (ns.n - 1)
+        got["per_item_ratio_marginal"] = got["per_item_scenario_marginal_ms"] / got["per_item_trivial_ms"]
         got["per_item_trivial_files_ms"] = 1000 * (got["trivial_files_n0_s"] - fixed) / ns.n
         got["per_item_ratio_vs_files"] = got["per_item_scenario_ms"] / got["per_item_trivial_files_ms"]
         got["startup_overhead_pct"] = 100 * (got["startup_plugin_unused_s"] / got["startup_plugin_disabled_s"] - 1)
