@@ -170,8 +170,8 @@ def load_yaml(text: str) -> Any:
         return yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
     try:
         return _subset.read(text)
-    except Unsupported:
-        pass  # outside the plain subset: libyaml and PyYAML's constructor
+    except (Unsupported, RecursionError):
+        pass  # outside the plain subset (or nested too deep for it): libyaml and PyYAML's constructor
     loader = cls(text)
     try:
         node = loader.get_single_node()

@@ -198,3 +198,39 @@ def test_judgment_snapshot(pytester: pytest.Pytester, scen: Path) -> None:
     changed = pytester.runpytest_subprocess(*args)
     changed.assert_outcomes(failed=1)
     changed.stdout.fnmatch_lines(["*verdict: FAIL*", "*verdict: PASS*"])
+
+
+OTHER_RECIPIENT = """
+format: are-judge/scenario-v1
+scenario_id: {sid}
+apps: {{EmailClientV2: EmailClientV2}}
+events:
+  - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {{content: send it}}}}
+  - {{id: send, tool: EmailClientV2.send_email, after: [u], delay: 5, args: {{recipients: [a@x.org], subject: s, content: c}}}}
+runs:
+  - id: other
+    events:
+      - {{id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {{content: send it}}}}
+      - {{tool: EmailClientV2.send_email, time: 6, args: {{recipients: [b@x.org], subject: s, content: c}}}}
+"""
+
+
+def test_adjust_config_hook_changing_the_session_config_in_place(pytester: pytest.Pytester, run_pytest) -> None:
+    # a hook may change the config it is given and return nothing: every run is judged with the
+    # config as the hook left it for that run (the judge cache must not go by object identity)
+    sc = pytester.path / "sc"
+    sc.mkdir()
+    for sid in ("lenient", "strict", "zlenient"):
+        (sc / f"{sid}.yaml").write_text(OTHER_RECIPIENT.format(sid=sid))
+    pytester.makeconftest(
+        """
+        def pytest_are_judge_adjust_config(scenario, config):
+            checked = "recipients" if scenario.scenario_id == "strict" else "subject"
+            config.per_tool_arg_to_checker_type = {"EmailClientV2__send_email": {checked: "eq_checker"}}
+        """
+    )
+    result = run_pytest("--are-scenarios=sc", "-rA")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["FAILED sc/strict.yaml::strict[[]other[]]*"])
+    (pytester.path / "conftest.py").unlink()
+    run_pytest("--are-scenarios=sc").assert_outcomes(failed=3)  # the default registry checks recipients

@@ -15,10 +15,18 @@ from ..model import Run
 from .settings import adjust_config, ensure_checkers, session_config
 
 _JUDGES_KEY = pytest.StashKey[dict[str, GraphPerEventJudge]]()
+_SESSION = "<session config>"
 
 
 def _judge_for(config: pytest.Config, cfg: GraphPerEventJudgeConfig) -> GraphPerEventJudge:
     judges = config.stash.setdefault(_JUDGES_KEY, {})
+    if cfg is session_config(config) and not config.hook.pytest_are_judge_adjust_config.get_hookimpls():
+        # the session's own config object: built by us, handed to no one but adjust_config hooks
+        # (there are none), so it is what it was: no need to serialise it to find its judge
+        judge = judges.get(_SESSION)
+        if judge is None:
+            judge = judges[_SESSION] = GraphPerEventJudge(cfg)
+        return judge
     key = f"{type(cfg).__name__}:{cfg.model_dump_json()}"
     judge = judges.get(key)
     if judge is None:
