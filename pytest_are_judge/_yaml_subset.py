@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 __all__ = ["NOT_PLAIN", "SubsetReader", "Unsupported"]
 
@@ -69,6 +69,18 @@ _MAX_KEY = 128
 """Longer implicit keys are left to PyYAML (libyaml limits simple keys to 1,024 characters)."""
 _MEMO_MAX = 50_000
 _STRUCTURE = {"[": "[", "]": "]", "{": "{", "}": "}", ",": ",", ": ": ":", ":": ":", "": ""}
+
+
+def _plain_start(text: str) -> bool:
+    """Can a plain scalar start like ``text`` (no indicator first, no lone '-')?"""
+    first = text[0]
+    return not (first in "?:,[]{}#&*!|>%@`'\"" or (first == "-" and (len(text) == 1 or text[1] in " \n")))
+
+
+def _remember(memo: dict[str, str], key: str, value: str) -> str:
+    if len(memo) < _MEMO_MAX:
+        memo[key] = value
+    return value
 
 
 def _is_dash(content: str) -> bool:
@@ -134,21 +146,15 @@ class SubsetReader:
             out = self.plain_json(text)
             if out[0] != '"':
                 raise Unsupported  # a key that is not a string: JSON has none
-            if len(self.key_memo) < _MEMO_MAX:
-                self.key_memo[text] = out
+            _remember(self.key_memo, text, out)
         return out
 
     def block_plain_json(self, text: str) -> str:
         out = self.block_memo.get(text)
         if out is None:
-            first = text[0]
-            if first in "?:,[]{}#&*!|>%@`'\"" or (first == "-" and (len(text) == 1 or text[1] == " ")):
-                raise Unsupported  # an indicator: a collection on one line, tag, anchor, block scalar...
-            if ": " in text or text[-1] == ":" or " #" in text:
-                raise Unsupported  # a mapping where none can start; comments are cut before
-            out = self.plain_json(text)
-            if len(self.block_memo) < _MEMO_MAX:
-                self.block_memo[text] = out
+            if not _plain_start(text) or ": " in text or text[-1] == ":" or " #" in text:
+                raise Unsupported  # an indicator; a mapping where none can start (comments are cut before)
+            out = _remember(self.block_memo, text, self.plain_json(text))
         return out
 
     def flow_piece_json(self, piece: str) -> str:
@@ -156,14 +162,9 @@ class SubsetReader:
         out = self.flow_memo.get(piece)
         if out is None:
             text = piece.rstrip(" \n")
-            if not text:
-                raise Unsupported  # pragma: no cover - the split leaves no blank-only piece
-            first = text[0]
-            if first in "?:,[]{}#&*!|>%@`'\"" or (first == "-" and (len(text) == 1 or text[1] in " \n")) or "\n" in text:
+            if not text or not _plain_start(text) or "\n" in text:
                 raise Unsupported  # an indicator, a lone '-', a scalar over two lines
-            out = self.plain_json(text)
-            if len(self.flow_memo) < _MEMO_MAX:
-                self.flow_memo[piece] = out
+            out = _remember(self.flow_memo, piece, self.plain_json(text))
         return out
 
     def flow_json(self, text: str) -> str:
@@ -233,15 +234,21 @@ class _Document:
             return self.sequence(indent)
         return "null"
 
-    def sequence(self, indent: int) -> str:
-        out: list[str] = []
+    def at(self, indent: int) -> Iterator[list[Any]]:
+        """The lines of a block at ``indent``, from the current one (the caller moves past each):
+        ends at a shallower line, refuses a deeper one (it would continue an entry that ended)."""
         lines = self.lines
         while self.i < self.n:
             line = lines[self.i]
             if line[0] != indent:
                 if line[0] > indent:
                     raise Unsupported
-                break
+                return
+            yield line
+
+    def sequence(self, indent: int) -> str:
+        out: list[str] = []
+        for line in self.at(indent):
             content = line[1]
             if content[:2] != "- " and content != "-":
                 break  # the end of an indentless sequence, or an error (left over)
@@ -262,14 +269,8 @@ class _Document:
 
     def mapping(self, indent: int) -> str:
         out: list[str] = []
-        lines = self.lines
         key_json = self.r.key_json
-        while self.i < self.n:
-            line = lines[self.i]
-            if line[0] != indent:
-                if line[0] > indent:
-                    raise Unsupported
-                break
+        for line in self.at(indent):
             content = line[1]
             m = _KEY.match(content)
             if m is None:
