@@ -33,11 +33,16 @@ def keep(event: Event) -> bool:
     """ARE's ``EnvAgentEventFilter``: non-failed ENV/USER events and non-failed AGENT writes."""
     if event.failed:
         return False
-    if event.event_type in (EventType.ENV, EventType.USER):
-        return "env_expansion" not in event.event_id
-    if event.event_type == EventType.AGENT:
-        return event.action is not None and event.action.operation_type == OperationType.WRITE
-    return False
+    action = event.action
+    return kept(event.event_type, event.event_id, action.operation_type if action is not None else None)
+
+
+def kept(event_type: EventType, event_id: str, operation_type: OperationType | None) -> bool:
+    """The filter's rule for a non-failed event: ENV/USER events (except environment
+    expansions) and AGENT writes (an event without an action has no operation type)."""
+    if event_type == EventType.ENV or event_type == EventType.USER:
+        return "env_expansion" not in event_id
+    return event_type == EventType.AGENT and operation_type == OperationType.WRITE
 
 
 def judged_events(events: list[Event]) -> list[Event]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..errors import InputError
-from ..model import AUI_SEND_TO_USER, Event, EventType, OperationType, OracleEvent, Scenario, TimeComparator
-from .events import judged_events
+from ..model import AUI_SEND_TO_USER, Event, EventType, OracleEvent, Scenario, TimeComparator
+from .events import judged_events, kept
 from .optypes import infer_operation_type
 
 
@@ -181,18 +181,15 @@ def _schedule(scenario: Scenario, registry: frozenset[str], order: list[OracleEv
             continue
         action = e.action
         if action is None:
-            out.append(_Scheduled(e.event_id, etype, t, "NoApp__NoFunction", {}, etype != EventType.AGENT and "env_expansion" not in e.event_id))
+            out.append(_Scheduled(e.event_id, etype, t, "NoApp__NoFunction", {}, kept(etype, e.event_id, None)))
             continue
+        op = action.operation_type
         if etype == EventType.AGENT:
             if (action.app_class, action.function) in _PREPROCESSED:
                 return None
-            op = action.operation_type
             if op is None:
                 op = infer_operation_type(action.tool_name, action.function, registry)
-            kept = op == OperationType.WRITE
-        else:
-            kept = "env_expansion" not in e.event_id
-        out.append(_Scheduled(e.event_id, etype, t, action.tool_name, action.args, kept))
+        out.append(_Scheduled(e.event_id, etype, t, action.tool_name, action.args, kept(etype, e.event_id, op)))
     out.sort(key=_time_then_id)
     return out
 
