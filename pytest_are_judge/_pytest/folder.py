@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 import pytest
 
-from .collection import ScenarioIndex, scenario_items
+from .collection import ScenarioIndex, _rel_to, scenario_items
 
 
 def _entries(path: Path) -> list[os.DirEntry[str]]:
@@ -48,13 +48,12 @@ class ScenarioDir(pytest.Directory):
     """A folder under a scenario root, collected as a whole: its scenario files' runs are its items."""
 
     index: ScenarioIndex
-    rootdir: str
-    """``config.rootpath`` as a string with a trailing separator (node ids are relative to it)."""
 
     def collect(self) -> Iterable[Any]:
         config = self.config
         ihook = self.ihook
         session = self.session
+        root = str(config.rootpath)
         for entry in _entries(self.path):
             path = Path(entry.path)
             if entry.is_dir():
@@ -67,8 +66,8 @@ class ScenarioDir(pytest.Directory):
                 if not session.isinitpath(path) and ihook.pytest_ignore_collect(collection_path=path, config=config):
                     continue
                 if self.index.wants(path):
-                    rel = entry.path[len(self.rootdir) :].replace(os.sep, "/")
-                    for item in scenario_items(self, path, self.index, rel):
+                    # the node id a file node would have: the path relative to the rootdir
+                    for item in scenario_items(self, path, self.index, _rel_to(root, entry.path)):
                         item.extra_keyword_matches.add(entry.name)  # -k matches file names, as with a file node
                         yield item
                 else:
@@ -106,5 +105,4 @@ def scenario_dir(parent: pytest.Collector, path: Path, policy: FolderPolicy) -> 
         return None
     node = ScenarioDir.from_parent(parent, path=path)
     node.index = policy.index
-    node.rootdir = policy.rootdir
     return node
