@@ -50,17 +50,7 @@ _FLOW_SPLIT = re.compile(r"([\[\]{},]|:(?= ))[ \n]*")
 # before), '?' (PyYAML's pure-Python scanner ends a flow plain scalar there, libyaml does not),
 # ':' without a blank after it.  The pieces are checked one by one (_flow_piece_json).
 _FLOW_REFUSED = re.compile(r"[\"'#?\\]|:(?! )")
-# the tokens of a flow collection with quotes: indicators, ': ', quoted scalars (single line,
-# no escapes), plain scalars (single line, without ':', '?', '#'), any other single character
-_FLOW_TOKEN = re.compile(
-    r"[ \n]*"
-    r"([\[\]{},]"
-    r"|: "
-    r"|\"[^\"\\\n]*\""
-    r"|'(?:[^'\n]|'')*'"
-    r"|(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`]|-(?=[^\s,\[\]{}]))[^,\[\]{}:?#\n]*"
-    r"|.)"
-)
+# a quoted scalar in flow text (single line, no escapes)
 _QUOTED = re.compile(r"(\"[^\"\\\n]*\"|'(?:[^'\n]|'')*')")
 _NL_COLON = re.compile(r"\n[ \n]*:")
 _DQ_LINE = re.compile(r'"([^"\\]*)"(?: +#.*)?')
@@ -178,11 +168,10 @@ class SubsetReader:
             for k, chunk in enumerate(_QUOTED.split(text)):
                 if k % 2:
                     pieces.append(chunk if chunk[0] == '"' else json.dumps(chunk[1:-1].replace("''", "'")))
-                elif chunk:
-                    parts = self.unquoted(chunk)
-                    if k and not parts[0].strip(" \n"):
-                        parts[0] = ""  # blanks after a quoted scalar
-                    pieces += parts
+                else:
+                    chunk = chunk.lstrip(" \n") if k else chunk  # blanks after a quoted scalar
+                    if chunk:
+                        pieces += self.unquoted(chunk)
         else:
             pieces = self.unquoted(text)
         if len(text) > _MAX_KEY:
@@ -345,26 +334,21 @@ def _check_keys(parts: list[str], colon: str) -> None:
 
 
 def _depth(text: str) -> int:
-    if "'" in text or '"' in text:
-        toks = _FLOW_TOKEN.findall(text)
-        return sum(1 for t in toks if t in ("[", "{")) - sum(1 for t in toks if t in ("]", "}"))
-    return text.count("[") + text.count("{") - text.count("]") - text.count("}")
+    """Brackets opened minus brackets closed, outside quoted scalars."""
+    chunks = _QUOTED.split(text)[::2] if "'" in text or '"' in text else (text,)
+    return sum(c.count("[") + c.count("{") - c.count("]") - c.count("}") for c in chunks)
 
 
 def _cut_comment(line: str) -> str:
-    """``line`` without its comment: a '#' after a blank, outside quotes.  A '#' anywhere else
-    (inside a plain scalar) is refused."""
-    if "'" not in line and '"' not in line:
-        cut = line.find("#")
-        if cut == 0 or line[cut - 1] != " ":
-            raise Unsupported
-        return line[:cut].rstrip(" ")
+    """``line`` without its comment: a '#' after a blank, outside quoted scalars.  A '#'
+    anywhere else (inside a plain scalar) is refused."""
     pos = 0
-    for m in _FLOW_TOKEN.finditer(line):
-        if m.group(1) == "#":
-            start = m.start(1)
+    for k, chunk in enumerate(_QUOTED.split(line) if "'" in line or '"' in line else (line,)):
+        cut = chunk.find("#") if k % 2 == 0 else -1
+        if cut >= 0:
+            start = pos + cut
             if start == 0 or line[start - 1] != " ":
                 raise Unsupported
             return line[:start].rstrip(" ")
-        pos = m.end()
-    return line[:pos]
+        pos += len(chunk)
+    return line

@@ -147,6 +147,7 @@ SUBSET_DOCUMENTS = [
     "- a: 1\n  b: [x, y]\n- - 1\n  - 2\n-\n- {}\n- []\n",
     "k: {a: 1, b: [1, 2, {c: d}], e: 'it''s', f: \"q, r: s\"}\n",
     "k: {a: 1,\n     b: 2}\nz: [1,\n  2\n  ]\n",  # flow collections over several lines
+    "k: {a: 'x # y', # c\n     b: \"[\" , \"c\" : d}\nz: [a, \"b\" # c\n  , \"]\"]\n",  # quotes, comments, blanks
     "n: [~, null, Null, '', yes, No, on, OFF, true, 0, -0, 017, 0x1F, 1_000, 1.5, -.5, .inf, .NaN, 1e3, 1.0e+3, '3']\ns: 1:30\n",
     "u: héllo wörld ✓ 😀\nv: a#b\nw: a, b\nx: http://x.org/a?b=c\ny: -5\nz: it's\nq: say \"hi\"\nr: C:\\\\x\n",
     "key with spaces: v\nlong: " + "x" * 500 + "\n",
