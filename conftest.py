@@ -9,19 +9,36 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 
-import pytest  # noqa: E402
+import pytest
+
+# In-process pytester runs restore sys.modules after each inner session, dropping the modules
+# that session imported; a later session would then mix two generations of e.g. PyYAML's node
+# classes.  Importing the judge's modules here keeps one generation (and saves re-imports).
+import yaml  # noqa: F401
+
+import pytest_are_judge._yaml
+import pytest_are_judge.api
+import pytest_are_judge.readers  # noqa: F401
 
 
-@pytest.fixture(params=[0, 2], ids=["n0", "n2"])
-def run_pytest(request: pytest.FixtureRequest, pytester: pytest.Pytester):
-    """``run_pytest(*args)``: a subprocess pytest run, with ``-n 0`` and with ``-n 2``."""
-    workers = request.param
+@pytest.fixture
+def run_pytest(pytester: pytest.Pytester):
+    """``run_pytest(*args)``: an in-process pytest run (xdist parity lives in tests/test_xdist.py)."""
 
     def run(*args: str) -> pytest.RunResult:
-        extra = ["-n", str(workers)] if workers else ["-p", "no:xdist"]
-        return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly", *extra, *args)
+        return pytester.runpytest_inprocess(
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:xdist",
+            "-W",
+            "ignore::pytest.PytestAssertRewriteWarning",
+            *args,
+        )
 
-    run.workers = workers  # type: ignore[attr-defined]
+    run.workers = 0  # type: ignore[attr-defined]
     return run
 
 

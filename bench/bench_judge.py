@@ -62,12 +62,14 @@ def e2e(n_runs: int, repeats: int) -> None:
             times = []
             for _ in range(repeats):
                 t0 = time.perf_counter()
-                r = subprocess.run([exe, *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                r = subprocess.run([exe, *args, "--json"], capture_output=True, text=True)
                 times.append(time.perf_counter() - t0)
                 lines = r.stdout.count("\n")
                 if lines != n_runs or r.returncode not in (0, 1):
                     raise SystemExit(f"unexpected result: exit {r.returncode}, {lines} lines\n{r.stderr[-2000:]}")
-            print(f"| {n_runs} ARE runs ({label}, {2 * n_runs} files) | median {statistics.median(times):.2f} s | min {min(times):.2f} s | {repeats} repeats |")
+            print(
+                f"| {n_runs} ARE runs ({label}, {2 * n_runs} files) | median {statistics.median(times):.2f} s | min {min(times):.2f} s | {repeats} repeats |"
+            )
 
 
 def main() -> None:

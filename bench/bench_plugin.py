@@ -79,18 +79,28 @@ def run(args: list[str], cwd: Path) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONDONTWRITEBYTECODE"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     dt = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 5):
-        raise SystemExit(f"pytest {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"pytest {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     # CPU time (user + system) of the pytest process and its children: less sensitive than the
     # wall clock to other tenants of a shared machine
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return dt, cpu
 
 
-def interleaved(cases: dict[str, tuple[list[str], Path]], rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def interleaved(
+    cases: dict[str, tuple[list[str], Path]], rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Wall-clock and CPU times of each case, ``rounds`` interleaved runs after a warm-up."""
     for args, cwd in cases.values():
         run(args, cwd)  # warm-up (pyc, fs cache)
@@ -109,7 +119,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--startup-repeat", type=int, default=15)
-    ap.add_argument("--format", choices=("yaml", "json"), default="yaml", help="file format of the generated native scenarios")
+    ap.add_argument(
+        "--format", choices=("yaml", "json"), default="yaml", help="file format of the generated native scenarios"
+    )
     ns = ap.parse_args()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,7 +130,9 @@ def main() -> None:
         sc.mkdir()
         for i in range(ns.n):
             bad = i % 10 == 0  # 10% known-bad runs (xfail)
-            text = SCENARIO.format(i=i, q=1 + i % 3, aq=(2 + i % 3) if bad else (1 + i % 3), expect="expect: fail" if bad else "")
+            text = SCENARIO.format(
+                i=i, q=1 + i % 3, aq=(2 + i % 3) if bad else (1 + i % 3), expect="expect: fail" if bad else ""
+            )
             if ns.format == "json":
                 import yaml
 
@@ -185,6 +199,7 @@ def main() -> None:
         out[stat_name] = got  # type: ignore[assignment]
     out["n"] = ns.n
     out["format"] = ns.format  # type: ignore[assignment]
+
     def rounded(v: object) -> object:
         if isinstance(v, dict):
             return {k: rounded(x) for k, x in v.items()}

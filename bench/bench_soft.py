@@ -23,12 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from conformance import CASES  # noqa: E402  (tests/conformance.py: the ARE cases copy)
+from llm_server import FakeLLMServer  # noqa: E402
+
 from pytest_are_judge.judge import GraphPerEventJudge, GraphPerEventJudgeConfig  # noqa: E402
 from pytest_are_judge.judge.soft_api import SoftRequest  # noqa: E402
 from pytest_are_judge.model import UserDetails  # noqa: E402
 from pytest_are_judge.soft import build_soft_judge, reset_usage, usage_totals  # noqa: E402
-from pytest_are_judge.testing import FakeLLMServer  # noqa: E402
-from conformance import CASES  # noqa: E402  (tests/conformance.py: the ARE cases copy)
 
 
 def requests(n: int) -> list[SoftRequest]:
@@ -63,7 +64,9 @@ def timed(server: FakeLLMServer, label: str, fn) -> dict:
     dt = time.perf_counter() - t0
     row = {"label": label, "seconds": round(dt, 3), "server_calls": server.call_count - before, **usage_totals()}
     row["all_pass"] = all(getattr(v, "passed", getattr(v, "success", None)) for v in out)
-    print(f"{label:<44} {dt:8.3f} s   calls={row['server_calls']:<4} cache_hits={row['cache_hits']:<4} pass={row['all_pass']}")
+    print(
+        f"{label:<44} {dt:8.3f} s   calls={row['server_calls']:<4} cache_hits={row['cache_hits']:<4} pass={row['all_pass']}"
+    )
     return row
 
 
@@ -80,14 +83,34 @@ def main() -> None:
         build_soft_judge(cfg(server)).check_many(requests(1))  # import litellm outside the timings
         server.latency = a.latency
         cache = str(Path(tmp) / "verdicts.jsonl")
-        rows.append(timed(server, f"sequential (concurrency 1), {a.n} checks",
-                          lambda: build_soft_judge(cfg(server, concurrency=1, memory_cache=False)).check_many(reqs)))
-        rows.append(timed(server, f"concurrent (concurrency {a.concurrency}), {a.n} checks",
-                          lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs)))
-        rows.append(timed(server, "rerun on the warm disk cache",
-                          lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs)))
-        rows.append(timed(server, "replay-only rerun (CI mode)",
-                          lambda: build_soft_judge(cfg(server, cache_path=cache, replay_only=True)).check_many(reqs)))
+        rows.append(
+            timed(
+                server,
+                f"sequential (concurrency 1), {a.n} checks",
+                lambda: build_soft_judge(cfg(server, concurrency=1, memory_cache=False)).check_many(reqs),
+            )
+        )
+        rows.append(
+            timed(
+                server,
+                f"concurrent (concurrency {a.concurrency}), {a.n} checks",
+                lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs),
+            )
+        )
+        rows.append(
+            timed(
+                server,
+                "rerun on the warm disk cache",
+                lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs),
+            )
+        )
+        rows.append(
+            timed(
+                server,
+                "replay-only rerun (CI mode)",
+                lambda: build_soft_judge(cfg(server, cache_path=cache, replay_only=True)).check_many(reqs),
+            )
+        )
         case = CASES / "cab__replay__exact_ids"
         if case.is_dir():
             from pytest_are_judge.readers import load_file
@@ -95,7 +118,13 @@ def main() -> None:
             oracle = json.loads((case / "oracle.json").read_text())
             run = load_file(case / "agent.json", oracle=oracle, oracle_file=str(case / "oracle.json")).runs[0]
             judge = GraphPerEventJudge(cfg(server))
-            rows.append(timed(server, f"{a.n} runs with identical LLM args (ARE case)", lambda: [judge.judge_run(run) for _ in range(a.n)]))
+            rows.append(
+                timed(
+                    server,
+                    f"{a.n} runs with identical LLM args (ARE case)",
+                    lambda: [judge.judge_run(run) for _ in range(a.n)],
+                )
+            )
     seq, conc = rows[0]["seconds"], rows[1]["seconds"]
     print(f"speed-up concurrent vs sequential: {seq / conc:.1f}x")
     if a.json:

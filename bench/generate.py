@@ -12,7 +12,18 @@ TOOLS = [
     ("Emails", "EmailClientV2", "delete_email", lambda i: {"email_id": f"e{i}"}),
     ("Calendar", "Calendar", "delete_calendar_event", lambda i: {"event_id": f"c{i}"}),
     ("Contacts", "Contacts", "delete_contact", lambda i: {"contact_id": f"k{i}"}),
-    ("Emails", "EmailClientV2", "send_email", lambda i: {"recipients": [f"p{i}@x.com"], "cc": [], "subject": f"s{i}", "content": f"c{i}", "attachment_paths": []}),
+    (
+        "Emails",
+        "EmailClientV2",
+        "send_email",
+        lambda i: {
+            "recipients": [f"p{i}@x.com"],
+            "cc": [],
+            "subject": f"s{i}",
+            "content": f"c{i}",
+            "attachment_paths": [],
+        },
+    ),
 ]
 
 
@@ -29,10 +40,34 @@ def make_run(n_events: int, *, seed: int = 0, width: int = 4, turns: int = 1) ->
     prev_smtu: str | None = None
     for turn in range(turns):
         uid = f"user_msg_{turn}"
-        events.append(OracleEvent(event_id=uid, event_type=EventType.USER, dependencies=[prev_smtu] if prev_smtu else [], relative_time=1.0,
-                                  action=ToolCall(app="AgentUserInterface", app_class="AgentUserInterface", function="send_message_to_agent", args={"content": f"task {turn}"})))
-        agent.append(Event(event_id=uid, event_type=EventType.USER, event_time=t_user,
-                           action=ToolCall(app="AgentUserInterface", app_class="AgentUserInterface", function="send_message_to_agent", args={"content": f"task {turn}"}, operation_type=OperationType.READ)))
+        events.append(
+            OracleEvent(
+                event_id=uid,
+                event_type=EventType.USER,
+                dependencies=[prev_smtu] if prev_smtu else [],
+                relative_time=1.0,
+                action=ToolCall(
+                    app="AgentUserInterface",
+                    app_class="AgentUserInterface",
+                    function="send_message_to_agent",
+                    args={"content": f"task {turn}"},
+                ),
+            )
+        )
+        agent.append(
+            Event(
+                event_id=uid,
+                event_type=EventType.USER,
+                event_time=t_user,
+                action=ToolCall(
+                    app="AgentUserInterface",
+                    app_class="AgentUserInterface",
+                    function="send_message_to_agent",
+                    args={"content": f"task {turn}"},
+                    operation_type=OperationType.READ,
+                ),
+            )
+        )
         heads = [uid] * width
         t = t_user
         last_ids = []
@@ -40,24 +75,68 @@ def make_run(n_events: int, *, seed: int = 0, width: int = 4, turns: int = 1) ->
             app, cls, fn, mk = TOOLS[k % len(TOOLS)]
             chain = j % width
             eid = f"o{k}"
-            events.append(OracleEvent(event_id=eid, event_type=EventType.AGENT, dependencies=[heads[chain]], relative_time=0.5,
-                                      action=ToolCall(app=app, app_class=cls, function=fn, args=mk(k))))
+            events.append(
+                OracleEvent(
+                    event_id=eid,
+                    event_type=EventType.AGENT,
+                    dependencies=[heads[chain]],
+                    relative_time=0.5,
+                    action=ToolCall(app=app, app_class=cls, function=fn, args=mk(k)),
+                )
+            )
             heads[chain] = eid
             t += 0.01
-            agent.append(Event(event_id=f"agent-{k}", event_type=EventType.AGENT, event_time=t,
-                               action=ToolCall(app=app, app_class=cls, function=fn, args=mk(k), operation_type=OperationType.WRITE), return_value=f"r{k}"))
+            agent.append(
+                Event(
+                    event_id=f"agent-{k}",
+                    event_type=EventType.AGENT,
+                    event_time=t,
+                    action=ToolCall(
+                        app=app, app_class=cls, function=fn, args=mk(k), operation_type=OperationType.WRITE
+                    ),
+                    return_value=f"r{k}",
+                )
+            )
             last_ids.append(eid)
             k += 1
         smtu = f"smtu_{turn}"
-        events.append(OracleEvent(event_id=smtu, event_type=EventType.AGENT, dependencies=list(dict.fromkeys(heads)), relative_time=0.5,
-                                  action=ToolCall(app="AgentUserInterface", app_class="AgentUserInterface", function="send_message_to_user", args={"content": "done"})))
+        events.append(
+            OracleEvent(
+                event_id=smtu,
+                event_type=EventType.AGENT,
+                dependencies=list(dict.fromkeys(heads)),
+                relative_time=0.5,
+                action=ToolCall(
+                    app="AgentUserInterface",
+                    app_class="AgentUserInterface",
+                    function="send_message_to_user",
+                    args={"content": "done"},
+                ),
+            )
+        )
         t += 0.01
-        agent.append(Event(event_id=f"agent-smtu-{turn}", event_type=EventType.AGENT, event_time=t,
-                           action=ToolCall(app="AgentUserInterface", app_class="AgentUserInterface", function="send_message_to_user", args={"content": "done"}, operation_type=OperationType.WRITE)))
+        agent.append(
+            Event(
+                event_id=f"agent-smtu-{turn}",
+                event_type=EventType.AGENT,
+                event_time=t,
+                action=ToolCall(
+                    app="AgentUserInterface",
+                    app_class="AgentUserInterface",
+                    function="send_message_to_user",
+                    args={"content": "done"},
+                    operation_type=OperationType.WRITE,
+                ),
+            )
+        )
         prev_smtu = smtu
         t_user = t + 1
     _ = rnd  # order is already a causal order; kept seeded for future variants
-    return Run(scenario=Scenario(scenario_id=f"gen{n_events}", start_time=start, events=events), events=agent, run_id=f"gen{n_events}")
+    return Run(
+        scenario=Scenario(scenario_id=f"gen{n_events}", start_time=start, events=events),
+        events=agent,
+        run_id=f"gen{n_events}",
+    )
 
 
 def run_summary(run: Run) -> dict[str, Any]:

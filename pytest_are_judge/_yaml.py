@@ -1,17 +1,13 @@
 """YAML loading: PyYAML's *safe* loader semantics, faster.
 
 With libyaml (``CSafeLoader``), parsing and composing run in C but PyYAML still creates a Python
-object per node, resolves every scalar's tag and constructs every value in Python.  Two faster
-paths, each handing over to the next whenever it is not sure to give PyYAML's result:
+object per node, resolves every scalar's tag and constructs every value in Python.  Here:
 
-1. :mod:`._yaml_subset` translates the plain subset of YAML that scenario files are written in
-   (block and flow collections, plain and simply quoted scalars, comments) into JSON for the C
-   JSON decoder, resolving plain scalars with PyYAML's own resolver table and constructors;
-2. libyaml's node tree, with tag resolution of plain scalars memoised by value (it depends on
+1. libyaml's node tree, with tag resolution of plain scalars memoised by value (it depends on
    nothing else for the safe loader, which has no path resolvers) and a direct constructor for
    dicts, lists and str/int/float/bool/null scalars (aliases keep sharing one object, as with
    PyYAML);
-3. PyYAML's own constructor, for any other tag (timestamps, sets, binary, merge keys ``<<``...)
+2. PyYAML's own constructor, for any other tag (timestamps, sets, binary, merge keys ``<<``...)
    or a non-scalar key: so results and error messages are PyYAML's in every case.
 
 Without libyaml, PyYAML's pure-Python ``SafeLoader`` is used as is.
@@ -20,8 +16,6 @@ Without libyaml, PyYAML's pure-Python ``SafeLoader`` is used as is.
 from __future__ import annotations
 
 from typing import Any
-
-from ._yaml_subset import NOT_PLAIN, SubsetReader, Unsupported
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL, _SEQ, _MAP = (_T + t for t in ("str", "int", "float", "bool", "null", "seq", "map"))
@@ -32,7 +26,6 @@ _loader_class: Any = None
 _ScalarNode: Any = None
 _SequenceNode: Any = None
 _MappingNode: Any = None
-_subset: Any = None
 _constructor: Any = None
 
 
@@ -74,7 +67,7 @@ def _fast_loader_class() -> Any:
 
     class _Loader(base):  # type: ignore[misc, valid-type]
         yaml_implicit_resolvers = table
-        yaml_path_resolvers: dict[Any, Any] = {}
+        yaml_path_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class attribute
 
         def descend_resolver(self, current_node: Any, current_index: Any) -> None:
             return None  # no path resolvers: nothing to track
@@ -87,29 +80,7 @@ def _fast_loader_class() -> Any:
                 return plain_tag(value)
             return base.resolve(self, kind, value, implicit)
 
-    values: dict[str, Any] = {}
-    missing = object()
-
-    def plain_value(value: str) -> Any:
-        """The Python value of a plain scalar (for the subset reader), memoised; NOT_PLAIN for
-        tags other than str, int, float, bool and null."""
-        v = values.get(value, missing)
-        if v is missing:
-            tag = plain_tag(value)
-            if tag == _STR:
-                v = value
-            elif tag == _NULL:
-                v = None
-            elif tag == _INT or tag == _FLOAT or tag == _BOOL:
-                v = _construct_plain(tag, value)
-            else:
-                v = NOT_PLAIN
-            if len(values) < _TAG_CACHE_MAX:
-                values[value] = v
-        return v
-
-    global _subset, _constructor
-    _subset = SubsetReader(plain_value)
+    global _constructor
     _constructor = SafeConstructor()
     _loader_class = _Loader
     return _Loader
@@ -123,7 +94,7 @@ def _build(node: Any, memo: dict[int, Any]) -> Any:
     if cls is _ScalarNode:
         if tag == _STR:
             value: Any = node.value
-        elif tag == _INT or tag == _FLOAT or tag == _BOOL:
+        elif tag in (_INT, _FLOAT, _BOOL):
             value = _construct_plain(tag, node.value)
         elif tag == _NULL:
             value = None
@@ -167,11 +138,7 @@ def load_yaml(text: str) -> Any:
 
     cls = _fast_loader_class()
     if not cls:
-        return yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
-    try:
-        return _subset.read(text)
-    except (Unsupported, RecursionError):
-        pass  # outside the plain subset (or nested too deep for it): libyaml and PyYAML's constructor
+        return yaml.load(text, Loader=yaml.SafeLoader)
     loader = cls(text)
     try:
         node = loader.get_single_node()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import InputError
 from .judge.config import GraphPerEventJudgeConfig, config_from_mapping
@@ -28,12 +29,20 @@ def effective_config(base: GraphPerEventJudgeConfig | None, scenario: Scenario) 
     return config_from_mapping(scenario.judge_config, source=scenario.source, base=base)
 
 
-def judge_run(run: Run, config: GraphPerEventJudgeConfig | None = None, *, judge: GraphPerEventJudge | None = None) -> Judgment:
+def judge_run(
+    run: Run, config: GraphPerEventJudgeConfig | None = None, *, judge: GraphPerEventJudge | None = None
+) -> Judgment:
     """Judge one run, honouring its scenario's own settings."""
     try:
         cfg = effective_config(config if judge is None else judge.config, run.scenario)
     except InputError as exc:
-        return Judgment(success=False, failure=exc.to_failure(), scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source)
+        return Judgment(
+            success=False,
+            failure=exc.to_failure(),
+            scenario_id=run.scenario.scenario_id,
+            run_id=run.run_id,
+            source=run.source,
+        )
     if judge is None or cfg is not judge.config:
         judge = GraphPerEventJudge(cfg, soft_judge=judge._soft_judge if judge is not None else None)
     judgment = judge.judge_run(run)
@@ -45,7 +54,10 @@ def judge_run(run: Run, config: GraphPerEventJudgeConfig | None = None, *, judge
 
 
 def judge_path(
-    *paths: str | Path, oracle: str | Path | None = None, config: GraphPerEventJudgeConfig | dict[str, Any] | None = None, **overrides: Any
+    *paths: str | Path,
+    oracle: str | Path | None = None,
+    config: GraphPerEventJudgeConfig | dict[str, Any] | None = None,
+    **overrides: Any,
 ) -> list[Judgment]:
     """Judge every run found under ``paths``; unreadable files become input-error judgments."""
     from .readers import load_runs
@@ -54,7 +66,15 @@ def judge_path(
     runs, errors = load_runs(list(paths), oracle_path=oracle)
     out = [judge_run(r, judge=judge) for r in runs]
     for exc in errors:
-        out.append(Judgment(success=False, failure=exc.to_failure(), scenario_id="", run_id=Path(exc.file or "?").stem, source=exc.file))
+        out.append(
+            Judgment(
+                success=False,
+                failure=exc.to_failure(),
+                scenario_id="",
+                run_id=Path(exc.file or "?").stem,
+                source=exc.file,
+            )
+        )
     return out
 
 

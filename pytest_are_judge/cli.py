@@ -8,11 +8,13 @@ repeated runs decides instead: 0 when it is at least R, else 1 (input errors sti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ._rate import format_rate as _pct
 
@@ -36,16 +38,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-provider", help="litellm provider (env ARE_JUDGE_PROVIDER)")
     p.add_argument("--judge-endpoint", help="OpenAI-compatible base URL (env ARE_JUDGE_ENDPOINT)")
     p.add_argument("--llm-cache", metavar="PATH", help="JSONL verdict cache for LLM checks")
-    p.add_argument("--llm-replay-only", action="store_true", help="error on an LLM cache miss instead of calling the model")
-    p.add_argument("--hf", metavar="DATASET", help="oracle scenarios from a Hugging Face dataset, paired with runs by scenario id (needs [hf])")
+    p.add_argument(
+        "--llm-replay-only", action="store_true", help="error on an LLM cache miss instead of calling the model"
+    )
+    p.add_argument(
+        "--hf",
+        metavar="DATASET",
+        help="oracle scenarios from a Hugging Face dataset, paired with runs by scenario id (needs [hf])",
+    )
     p.add_argument("--hf-split", metavar="SPLIT")
     p.add_argument("--hf-config", metavar="NAME")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     p.add_argument("--md-summary", metavar="FILE", help="write a Markdown summary")
-    p.add_argument("--k", type=int, metavar="K", help="k for pass@k / pass^k over repeated runs of a scenario "
-                   "(default: the smallest run count among scenarios with two runs or more)")
-    p.add_argument("--min-pass-hat-k", metavar="R", help="exit 1 when the overall pass^k of repeated runs is below R "
-                   "(0..1 or a percentage like 80%%)")
+    p.add_argument(
+        "--k",
+        type=int,
+        metavar="K",
+        help="k for pass@k / pass^k over repeated runs of a scenario "
+        "(default: the smallest run count among scenarios with two runs or more)",
+    )
+    p.add_argument(
+        "--min-pass-hat-k",
+        metavar="R",
+        help="exit 1 when the overall pass^k of repeated runs is below R (0..1 or a percentage like 80%%)",
+    )
     p.add_argument("--schema", action="store_true", help="print the JSON Schema of the native scenario format and exit")
     p.add_argument("--no-color", action="store_true", help="plain output")
     return p
@@ -125,10 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     except BrokenPipeError:  # e.g. piped into `head`
-        try:
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:  # pragma: no cover
-            pass
         return EXIT_OK
 
 
@@ -174,7 +188,7 @@ def _run(args: argparse.Namespace) -> int:
         out = Path(args.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         used: set[str] = set()
-        for (run, j), st in zip(results, statuses):
+        for (_run, j), st in zip(results, statuses):
             name = _safe(f"{j.scenario_id or 'input'}__{j.run_id}")
             while name in used:
                 name += "_"
@@ -182,7 +196,11 @@ def _run(args: argparse.Namespace) -> int:
             (out / f"{name}.json").write_text(json.dumps({**j.to_dict(), "status": st}, indent=2, default=str))
     if args.json:
         for (run, j), st in zip(results, statuses):
-            print(json.dumps({**j.to_dict(), "status": st, "expected": run.expected if run is not None else None}, default=str))
+            print(
+                json.dumps(
+                    {**j.to_dict(), "status": st, "expected": run.expected if run is not None else None}, default=str
+                )
+            )
     else:
         _print_human(results, statuses, color)
     repeats = _repeats(args, [(run, j) for run, j in results if run is not None])
@@ -201,7 +219,10 @@ def _run(args: argparse.Namespace) -> int:
         if repeats["gate_passed"]:
             return EXIT_OK
         if args.json:  # the table is not printed in JSON mode: say why the exit status is 1
-            print(f"are-judge: pass^k {_pct(repeats['overall']['pass_hat_k'])} is below --min-pass-hat-k {_pct(args.min_pass_hat_k)}", file=sys.stderr)
+            print(
+                f"are-judge: pass^k {_pct(repeats['overall']['pass_hat_k'])} is below --min-pass-hat-k {_pct(args.min_pass_hat_k)}",
+                file=sys.stderr,
+            )
         return EXIT_FAIL
     if any(s in ("FAIL", "XPASS") for s in statuses):
         return EXIT_FAIL
@@ -213,7 +234,12 @@ def _repeats(args: argparse.Namespace, judged: list[tuple[Any, Any]]) -> dict[st
     from .repeats import repeats_report, run_number_of
 
     records = [
-        {"scenario_id": j.scenario_id, "success": j.success, "failure_kind": j.failure_kind, "run_number": run_number_of(run)}
+        {
+            "scenario_id": j.scenario_id,
+            "success": j.success,
+            "failure_kind": j.failure_kind,
+            "run_number": run_number_of(run),
+        }
         for run, j in judged
     ]
     return repeats_report(records, k=args.k, min_pass_hat_k=args.min_pass_hat_k)
@@ -225,9 +251,20 @@ def _print_repeats(repeats: dict[str, Any]) -> None:
     if k is None:
         print("repeated runs: none (no scenario has two runs or more): pass^k cannot be computed")
     else:
-        rows = [[sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])] for sid, r in repeats["scenarios"].items()]
+        rows = [
+            [sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])]
+            for sid, r in repeats["scenarios"].items()
+        ]
         o = repeats["overall"]
-        rows.append([f"overall ({o['scored']} scored)", str(o["runs"]), str(o["passes"]), _pct(o["pass_at_k"]), _pct(o["pass_hat_k"])])
+        rows.append(
+            [
+                f"overall ({o['scored']} scored)",
+                str(o["runs"]),
+                str(o["passes"]),
+                _pct(o["pass_at_k"]),
+                _pct(o["pass_hat_k"]),
+            ]
+        )
         headers = ["scenario", "runs", "passed", f"pass@{k}", f"pass^{k}"]
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
         print(f"repeated runs (k={k}):")
@@ -246,7 +283,7 @@ def _safe(name: str) -> str:
 
 def _print_human(results: list[tuple[Any, Any]], statuses: list[str], color: bool) -> None:
     rows = []
-    for (run, j), st in zip(results, statuses):
+    for (_run, j), st in zip(results, statuses):
         rows.append(
             [
                 st,
@@ -263,7 +300,7 @@ def _print_human(results: list[tuple[Any, Any]], statuses: list[str], color: boo
     for r in rows:
         cells = [_paint(r[0], color) + " " * (widths[0] - len(r[0]))] + [c.ljust(w) for c, w in zip(r[1:], widths[1:])]
         print("  ".join(cells).rstrip())
-    for (run, j), st in zip(results, statuses):
+    for (_run, j), st in zip(results, statuses):
         if st in ("FAIL", "ERROR", "XPASS"):
             print()
             print(j.render() if st != "XPASS" else f"XPASS {j.scenario_id}:{j.run_id}: declared expect=fail but passed")
@@ -282,8 +319,13 @@ def _write_reports(args: argparse.Namespace, results: list[tuple[Any, Any]], sta
             view = run_view(run, j, config)
         else:  # an input error: no run to draw, but it is listed
             view = unjudged_view(
-                failure_text=j.render(), scenario_id=j.scenario_id, run_id=j.run_id, name=j.run_id,
-                source=j.source, failure_kind=j.failure_kind, judgment=j.to_dict(),
+                failure_text=j.render(),
+                scenario_id=j.scenario_id,
+                run_id=j.run_id,
+                name=j.run_id,
+                source=j.source,
+                failure_kind=j.failure_kind,
+                judgment=j.to_dict(),
             )
         view["cli_status"] = st
         views.append(view)

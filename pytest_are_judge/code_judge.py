@@ -37,9 +37,10 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .judge.soft_api import JudgeUnavailableError
 
@@ -206,7 +207,7 @@ def _environment(clean_env: bool, extra: Mapping[str, str] | None) -> dict[str, 
     return env
 
 
-_cache: "OrderedDict[tuple[Any, ...], CodeJudgeResult]" = OrderedDict()
+_cache: OrderedDict[tuple[Any, ...], CodeJudgeResult] = OrderedDict()
 _cache_lock = threading.Lock()
 _stats = {"runs": 0, "hits": 0}
 
@@ -245,7 +246,9 @@ def _parse_output(stdout: str, *, data: dict[str, Any]) -> tuple[float, tuple[st
         out = json.loads(text)
     except json.JSONDecodeError as exc:
         shown = text if len(text) <= 300 else text[:300] + "…"
-        raise CodeJudgeError(f"code judge output is not JSON ({exc.msg} at line {exc.lineno}): {shown}", data=data) from None
+        raise CodeJudgeError(
+            f"code judge output is not JSON ({exc.msg} at line {exc.lineno}): {shown}", data=data
+        ) from None
     if not isinstance(out, dict):
         raise CodeJudgeError(f"code judge output must be a JSON object, got {type(out).__name__}", data=data)
     score = out.get("score")
@@ -266,7 +269,9 @@ def _parse_output(stdout: str, *, data: dict[str, Any]) -> tuple[float, tuple[st
         return tuple(x if isinstance(x, str) else json.dumps(x, default=str) for x in v)
 
     reasoning = out.get("reasoning")
-    reasoning = "" if reasoning is None else reasoning if isinstance(reasoning, str) else json.dumps(reasoning, default=str)
+    reasoning = (
+        "" if reasoning is None else reasoning if isinstance(reasoning, str) else json.dumps(reasoning, default=str)
+    )
     return score, strings("hits"), strings("misses"), reasoning
 
 
@@ -321,7 +326,11 @@ def run_code_judge(
     stderr = _tail(_decode(proc.stderr))
     data.update(stderr=stderr, exit_code=proc.returncode)
     if proc.returncode != 0:
-        how = f"was killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exited with status {proc.returncode}"
+        how = (
+            f"was killed by signal {-proc.returncode}"
+            if proc.returncode < 0
+            else f"exited with status {proc.returncode}"
+        )
         raise CodeJudgeError(f"code judge {how}: {' '.join(argv)}", data=data)
     score, hits, misses, reasoning = _parse_output(_decode(proc.stdout), data=data)
     result = CodeJudgeResult(score, hits, misses, reasoning, stderr, tuple(argv), elapsed)

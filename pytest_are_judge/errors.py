@@ -30,7 +30,7 @@ class InputError(ValueError):
         where = describe_location(self.file, self.event_id, self.field)
         return f"{where}: {self.message}" if where else self.message
 
-    def with_file(self, file: str) -> "InputError":
+    def with_file(self, file: str) -> InputError:
         if self.file is None:
             self.file = file
             self.args = (str(self),)

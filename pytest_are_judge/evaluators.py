@@ -20,7 +20,8 @@ result is recorded in ``judgment.extras["evaluators"]``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .code_judge import CodeJudgeError, base_dir_of, check_options, event_to_json, run_code_judge
 from .errors import InputError
@@ -54,17 +55,30 @@ def evaluator_specs(config: Any, *, source: str | None = None) -> list[dict[str,
             raise InputError("an evaluator must be a mapping", file=source, field=where)
         etype = spec.get("type", "code_judge")
         if etype not in EVALUATOR_TYPES:
-            raise InputError(f"unknown evaluator type {etype!r}; known: {', '.join(EVALUATOR_TYPES)}", file=source, field=f"{where}.type")
+            raise InputError(
+                f"unknown evaluator type {etype!r}; known: {', '.join(EVALUATOR_TYPES)}",
+                file=source,
+                field=f"{where}.type",
+            )
         unknown = sorted(set(spec) - _KNOWN_KEYS)
         if unknown:
-            raise InputError(f"unknown evaluator option(s) {unknown}; allowed: {sorted(_KNOWN_KEYS)}", file=source, field=where)
+            raise InputError(
+                f"unknown evaluator option(s) {unknown}; allowed: {sorted(_KNOWN_KEYS)}", file=source, field=where
+            )
         try:
             opts = check_options(spec, where=where)
         except CodeJudgeError as exc:
             raise InputError(str(exc.args[0]), file=source, field=where) from None
         script = spec["script"]
         default_name = script if isinstance(script, str) else " ".join(map(str, script))
-        out.append({**opts, "type": etype, "name": str(spec.get("name") or default_name), **{k: spec[k] for k in ("expected_outcome", "question") if k in spec}})
+        out.append(
+            {
+                **opts,
+                "type": etype,
+                "name": str(spec.get("name") or default_name),
+                **{k: spec[k] for k in ("expected_outcome", "question") if k in spec},
+            }
+        )
     return out
 
 
@@ -86,8 +100,19 @@ def run_payload(run: Run, judgment: Judgment | None = None, spec: Mapping[str, A
     spec = spec or {}
     scenario = run.scenario
     tasks = [c for e in scenario.events if e.tool_name == AUI_SEND_TO_AGENT and (c := _content(e)) is not None]
-    agent_msgs = [c for e in run.events if e.event_type == EventType.AGENT and e.tool_name == AUI_SEND_TO_USER and not e.failed and (c := _content(e)) is not None]
-    oracle_msgs = [c for e in scenario.events if e.event_type == EventType.AGENT and e.tool_name == AUI_SEND_TO_USER and (c := _content(e)) is not None]
+    agent_msgs = [
+        c
+        for e in run.events
+        if e.event_type == EventType.AGENT
+        and e.tool_name == AUI_SEND_TO_USER
+        and not e.failed
+        and (c := _content(e)) is not None
+    ]
+    oracle_msgs = [
+        c
+        for e in scenario.events
+        if e.event_type == EventType.AGENT and e.tool_name == AUI_SEND_TO_USER and (c := _content(e)) is not None
+    ]
     reference = oracle_msgs[-1] if oracle_msgs else None
     oracle_events = [
         {
@@ -162,10 +187,18 @@ def run_evaluators(run: Run, judgment: Judgment, config: Any = None) -> Judgment
             row = {"name": name, "type": spec["type"], "status": "error", "error": str(exc.args[0]), **exc.data}
             results.append(row)
             if error is None:
-                error = GenericFailure(FailureKind.CODE_JUDGE_ERROR, f"evaluator {name!r}: {exc}", {"evaluator": name, **exc.data})
+                error = GenericFailure(
+                    FailureKind.CODE_JUDGE_ERROR, f"evaluator {name!r}: {exc}", {"evaluator": name, **exc.data}
+                )
             continue
         passed = res.score >= spec["threshold"]
-        row = {"name": name, "type": spec["type"], "status": "passed" if passed else "rejected", "threshold": spec["threshold"], **res.to_dict()}
+        row = {
+            "name": name,
+            "type": spec["type"],
+            "status": "passed" if passed else "rejected",
+            "threshold": spec["threshold"],
+            **res.to_dict(),
+        }
         results.append(row)
         if not passed and reject is None:
             lines = [f"evaluator {name!r} rejected the run: score {res.score:g} < threshold {spec['threshold']:g}"]
@@ -175,7 +208,14 @@ def run_evaluators(run: Run, judgment: Judgment, config: Any = None) -> Judgment
             reject = GenericFailure(
                 FailureKind.EVALUATOR_REJECT,
                 "\n".join(lines),
-                {"evaluator": name, "score": res.score, "threshold": spec["threshold"], "hits": list(res.hits), "misses": list(res.misses), "reasoning": res.reasoning},
+                {
+                    "evaluator": name,
+                    "score": res.score,
+                    "threshold": spec["threshold"],
+                    "hits": list(res.hits),
+                    "misses": list(res.misses),
+                    "reasoning": res.reasoning,
+                },
             )
     failure = error or reject
     extras = {**judgment.extras, "evaluators": results}

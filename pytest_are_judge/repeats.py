@@ -15,8 +15,9 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterable, Mapping
 from math import comb
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = [
     "compare_repeats",
@@ -162,7 +163,9 @@ def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:
     }
 
 
-def repeats_report(records: Iterable[Any], *, k: int | None = None, min_pass_hat_k: float | None = None) -> dict[str, Any] | None:
+def repeats_report(
+    records: Iterable[Any], *, k: int | None = None, min_pass_hat_k: float | None = None
+) -> dict[str, Any] | None:
     """The repeated-runs section of a report (CLI and plugin): :func:`summarize_repeats` at ``k``
     (default :func:`default_k`) plus ``min_pass_hat_k`` and ``gate_passed`` (None without a gate).
 
@@ -179,8 +182,15 @@ def repeats_report(records: Iterable[Any], *, k: int | None = None, min_pass_hat
     if k is None:
         if min_pass_hat_k is None:
             return None
-        overall = {"scenarios": 0, "scored": 0, "runs": len(recs), "passes": sum(_passed(r) for r in recs),
-                   "pass_rate": None, "pass_at_k": None, "pass_hat_k": None}
+        overall = {
+            "scenarios": 0,
+            "scored": 0,
+            "runs": len(recs),
+            "passes": sum(_passed(r) for r in recs),
+            "pass_rate": None,
+            "pass_at_k": None,
+            "pass_hat_k": None,
+        }
         return {"k": None, "scenarios": {}, "overall": overall, "min_pass_hat_k": min_pass_hat_k, "gate_passed": False}
     out = summarize_repeats(recs, k)
     value = out["overall"]["pass_hat_k"]
@@ -262,7 +272,10 @@ def run_number_of(run: Any) -> int | None:
     if isinstance(n, int) and not isinstance(n, bool):
         return n
     meta = getattr(run, "metadata", None) or {}
-    for v in ((meta.get("run") or {}).get("run_number") if isinstance(meta.get("run"), Mapping) else None, meta.get("run_number")):
+    for v in (
+        (meta.get("run") or {}).get("run_number") if isinstance(meta.get("run"), Mapping) else None,
+        meta.get("run_number"),
+    ):
         if isinstance(v, int) and not isinstance(v, bool):
             return v
     return _number_in_names(str(getattr(run, "run_id", "") or ""), getattr(run, "source", None) or None)

@@ -5,13 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_are_judge.model import Run, Scenario
-from pytest_are_judge.readers.native import agent_events_from_native, read_native, NativeAgentEvent
+from pytest_are_judge.readers.native import NativeAgentEvent, agent_events_from_native, read_native
 
-USER_MSG = {"id": "user_msg", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "do it"}, "delay": 1}
+USER_MSG = {
+    "id": "user_msg",
+    "type": "user",
+    "tool": "AgentUserInterface.send_message_to_agent",
+    "args": {"content": "do it"},
+    "delay": 1,
+}
 
 
-def scenario(events: list[dict[str, Any]], *, user: dict[str, Any] | None = None, with_user_msg: bool = True, **kw: Any) -> Scenario:
-    doc = {"scenario_id": kw.pop("scenario_id", "s"), "start_time": kw.pop("start_time", 1000.0), "events": ([USER_MSG] if with_user_msg else []) + events, **kw}
+def scenario(
+    events: list[dict[str, Any]], *, user: dict[str, Any] | None = None, with_user_msg: bool = True, **kw: Any
+) -> Scenario:
+    doc = {
+        "scenario_id": kw.pop("scenario_id", "s"),
+        "start_time": kw.pop("start_time", 1000.0),
+        "events": ([USER_MSG] if with_user_msg else []) + events,
+        **kw,
+    }
     if user:
         doc["user"] = user
     sc, _ = read_native(doc, file="test.yaml")
@@ -19,13 +32,35 @@ def scenario(events: list[dict[str, Any]], *, user: dict[str, Any] | None = None
 
 
 def run(sc: Scenario, events: list[dict[str, Any]], *, with_user_msg: bool = True, run_id: str = "r") -> Run:
-    items = ([{"id": "user_msg", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "do it"}, "time": 1}] if with_user_msg else []) + events
-    evs = agent_events_from_native([NativeAgentEvent.model_validate(i) for i in items], start_time=sc.start_time, apps={})
+    items = (
+        [
+            {
+                "id": "user_msg",
+                "type": "user",
+                "tool": "AgentUserInterface.send_message_to_agent",
+                "args": {"content": "do it"},
+                "time": 1,
+            }
+        ]
+        if with_user_msg
+        else []
+    ) + events
+    evs = agent_events_from_native(
+        [NativeAgentEvent.model_validate(i) for i in items], start_time=sc.start_time, apps={}
+    )
     return Run(scenario=sc, events=evs, run_id=run_id)
 
 
-def smtu(eid: str = "o_smtu", after: list[str] | None = None, delay: float = 1, content: str = "done") -> dict[str, Any]:
-    return {"id": eid, "tool": "AgentUserInterface.send_message_to_user", "args": {"content": content}, "after": after or [], "delay": delay}
+def smtu(
+    eid: str = "o_smtu", after: list[str] | None = None, delay: float = 1, content: str = "done"
+) -> dict[str, Any]:
+    return {
+        "id": eid,
+        "tool": "AgentUserInterface.send_message_to_user",
+        "args": {"content": content},
+        "after": after or [],
+        "delay": delay,
+    }
 
 
 def a_smtu(t: float, eid: str = "a_smtu", content: str = "done") -> dict[str, Any]:
@@ -51,5 +86,7 @@ _MAIL_RUN = """  - id: {id}
 def mail_scenario_yaml(runs: dict[str, str], *, sid: str = "mail", expect_fail: tuple[str, ...] = ()) -> str:
     """A native scenario (one email to a@x.org) with runs ``{run id: recipient}``: a run passes
     when its recipient is a@x.org; runs in ``expect_fail`` are declared known-bad."""
-    body = "".join(_MAIL_RUN.format(id=k, to=v, expect="expect: fail" if k in expect_fail else "") for k, v in runs.items())
+    body = "".join(
+        _MAIL_RUN.format(id=k, to=v, expect="expect: fail" if k in expect_fail else "") for k, v in runs.items()
+    )
     return _MAIL_HEAD.format(sid=sid) + body

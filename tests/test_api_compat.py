@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from builders import a_smtu, run, scenario, smtu
+
 from pytest_are_judge import (
     CheckerType,
     GraphPerEventJudge,
@@ -20,11 +20,27 @@ from pytest_are_judge import (
     load_config,
 )
 
-SC = scenario([
-    {"id": "o_msg", "tool": "MessagingAppV2.send_message", "args": {"user_id": "u1", "content": "See you Friday at 5"}, "after": ["user_msg"], "delay": 2},
-    smtu(after=["o_msg"]),
-])
-RUN = [{"id": "a", "tool": "MessagingAppV2.send_message", "args": {"user_id": "u1", "content": "friday 5pm works", "attachment_path": None}, "time": 3}, a_smtu(4)]
+SC = scenario(
+    [
+        {
+            "id": "o_msg",
+            "tool": "MessagingAppV2.send_message",
+            "args": {"user_id": "u1", "content": "See you Friday at 5"},
+            "after": ["user_msg"],
+            "delay": 2,
+        },
+        smtu(after=["o_msg"]),
+    ]
+)
+RUN = [
+    {
+        "id": "a",
+        "tool": "MessagingAppV2.send_message",
+        "args": {"user_id": "u1", "content": "friday 5pm works", "attachment_path": None},
+        "time": 3,
+    },
+    a_smtu(4),
+]
 
 
 def test_are_style_scripted_config():
@@ -57,7 +73,11 @@ def test_scripted_config_refuses_none():
 def test_enum_members_and_registry_override():
     assert CheckerType.eq_checker.value == "eq_checker" and CheckerType.eq_checker.is_hard()
     assert SoftCheckerType.email_checker.value == "email_checker"
-    cfg = GraphPerEventJudgeConfig(per_tool_arg_to_checker_type={"MessagingAppV2__send_message": {"user_id": CheckerType.eq_checker, "content": CheckerType.eq_checker}})
+    cfg = GraphPerEventJudgeConfig(
+        per_tool_arg_to_checker_type={
+            "MessagingAppV2__send_message": {"user_id": CheckerType.eq_checker, "content": CheckerType.eq_checker}
+        }
+    )
     judge = JudgeFactory()(cfg)
     assert type(judge) is GraphPerEventJudge
     j = judge(run(SC, RUN))
@@ -66,16 +86,24 @@ def test_enum_members_and_registry_override():
 
 def test_default_config_matches_are_code_defaults():
     c = GraphPerEventJudgeConfig()
-    assert (c.check_time_threshold_seconds, c.pre_event_tolerance_seconds, c.post_event_tolerance_seconds, c.extra_send_message_to_user_allowed) == (1.0, 10.0, 25.0, 1)
+    assert (
+        c.check_time_threshold_seconds,
+        c.pre_event_tolerance_seconds,
+        c.post_event_tolerance_seconds,
+        c.extra_send_message_to_user_allowed,
+    ) == (1.0, 10.0, 25.0, 1)
     assert c.event_id_to_checker_params is None and c.matching == "greedy" and not c.llm
 
 
-@pytest.mark.parametrize("suffix,text", [
-    (".json", json.dumps({"pre_event_tolerance_seconds": 3, "matching": "exact"})),
-    (".yaml", "pre_event_tolerance_seconds: 3\nmatching: exact\n"),
-    (".toml", "pre_event_tolerance_seconds = 3\nmatching = 'exact'\n"),
-    (".toml", "[tool.are_judge]\npre_event_tolerance_seconds = 3\nmatching = 'exact'\n"),
-])
+@pytest.mark.parametrize(
+    "suffix,text",
+    [
+        (".json", json.dumps({"pre_event_tolerance_seconds": 3, "matching": "exact"})),
+        (".yaml", "pre_event_tolerance_seconds: 3\nmatching: exact\n"),
+        (".toml", "pre_event_tolerance_seconds = 3\nmatching = 'exact'\n"),
+        (".toml", "[tool.are_judge]\npre_event_tolerance_seconds = 3\nmatching = 'exact'\n"),
+    ],
+)
 def test_config_files(tmp_path, suffix, text):
     p = tmp_path / f"judge{suffix}"
     p.write_text(text)
@@ -85,7 +113,9 @@ def test_config_files(tmp_path, suffix, text):
 
 def test_config_file_with_scripted_params_gives_scripted_config(tmp_path):
     p = tmp_path / "judge.yaml"
-    p.write_text("event_id_to_checker_params:\n  o_msg:\n    - {arg_name: content, checker_type: contain_any_checker, checker_args: {targets: [friday]}}\n")
+    p.write_text(
+        "event_id_to_checker_params:\n  o_msg:\n    - {arg_name: content, checker_type: contain_any_checker, checker_args: {targets: [friday]}}\n"
+    )
     c = load_config(p)
     assert isinstance(c, ScriptedGraphPerEventJudgeConfig)
     assert JudgeFactory()(c)(run(SC, RUN)).success

@@ -543,7 +543,7 @@ def test_registry_data_file_is_readable_json_with_40_base_tools():
     data = json.loads(raw)
     tools = {k: v for k, v in data["tools"].items() if not k.startswith("$")}
     assert len(tools) == 40
-    assert list(tools)[0] == "ApartmentListingApp__save_apartment"
+    assert next(iter(tools)) == "ApartmentListingApp__save_apartment"
     assert list(tools)[-1] == "VirtualFileSystem__rmdir"
     assert raw.count("\n") > 50  # hand-written, one entry per line or more
 

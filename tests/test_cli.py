@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conformance import CASES, TRACES
+
 from pytest_are_judge.cli import main
 
 PASS_CASE = CASES / "calendar__replay__renamed_ids"
@@ -93,7 +93,9 @@ def test_config_file_and_matching(tmp_path, capsys):
 
 
 def test_python_dash_m_entry_point():
-    r = subprocess.run([sys.executable, "-m", "pytest_are_judge", str(PASS_CASE), "--json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest_are_judge", str(PASS_CASE), "--json"], capture_output=True, text=True
+    )
     assert r.returncode == 0 and json.loads(r.stdout)["success"] is True
 
 
@@ -114,7 +116,9 @@ def test_hf_dataset_pairs_runs_by_scenario_id(tmp_path, capsys, monkeypatch):
     datasets = pytest.importorskip("datasets")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     oracle = json.loads((FAIL_CASE / "oracle.json").read_text())
-    datasets.Dataset.from_list([{"scenario_id": "hx_cab", "data": json.dumps(oracle)}]).save_to_disk(str(tmp_path / "ds"))
+    datasets.Dataset.from_list([{"scenario_id": "hx_cab", "data": json.dumps(oracle)}]).save_to_disk(
+        str(tmp_path / "ds")
+    )
     shutil.copy(FAIL_CASE / "agent.json", tmp_path / "run.json")
     assert main([str(tmp_path / "run.json"), "--hf", str(tmp_path / "ds"), "--json"]) == 1
     d = json.loads(capsys.readouterr().out)

@@ -13,8 +13,8 @@ import pytest
 from pytest_are_judge import code_judge as cj
 from pytest_are_judge.api import effective_config, judge_run
 from pytest_are_judge.checkers import checker_kind, get_checker, known_checkers
-from pytest_are_judge.evaluators import evaluator_specs, run_evaluators, run_payload
 from pytest_are_judge.errors import InputError
+from pytest_are_judge.evaluators import evaluator_specs, run_evaluators, run_payload
 from pytest_are_judge.judge.soft_api import JudgeUnavailableError
 from pytest_are_judge.readers import load_file
 
@@ -46,7 +46,14 @@ json.dump({"score": float(p["candidate_answer"] == p["reference_answer"]), "hits
 
 
 def payload(**kw):
-    return {"question": "q", "expected_outcome": "x", "candidate_answer": "a", "reference_answer": "a", "sidecar": {}, **kw}
+    return {
+        "question": "q",
+        "expected_outcome": "x",
+        "candidate_answer": "a",
+        "reference_answer": "a",
+        "sidecar": {},
+        **kw,
+    }
 
 
 def test_python_script_runs_with_this_interpreter_and_answers(tmp_path):
@@ -70,20 +77,28 @@ def test_argv_list_and_executable_script(tmp_path):
     script(tmp_path, "j.py", ECHO)
     res = cj.run_code_judge([sys.executable, "j.py"], payload(), base_dir=tmp_path)
     assert res.score == 1.0 and res.argv[1] == str((tmp_path / "j.py").resolve())
-    sh = script(tmp_path, "j.sh", """#!/bin/sh
+    sh = script(
+        tmp_path,
+        "j.sh",
+        """#!/bin/sh
     cat >/dev/null
     echo '{"score": 0.25}'
-    """)
+    """,
+    )
     assert cj.run_code_judge(str(sh), payload()).score == 0.25
 
 
 @pytest.mark.skipif(not HAS_NODE, reason="node is not installed")
 def test_js_script_runs_with_node(tmp_path):
-    script(tmp_path, "j.js", """
+    script(
+        tmp_path,
+        "j.js",
+        """
     let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
       const p = JSON.parse(s); console.log(JSON.stringify({score: p.candidate_answer.length / 10, hits: ["len"]}));
     });
-    """)
+    """,
+    )
     res = cj.run_code_judge("j.js", payload(candidate_answer="abcde"), base_dir=tmp_path)
     assert res.score == 0.5 and "node" in Path(res.argv[0]).name
 
@@ -99,7 +114,7 @@ def test_js_script_runs_with_node(tmp_path):
         ("print('{\"score\": true}')", "must be a number"),
         ("print('{\"hits\": []}')", "must be a number"),
         ("pass", "wrote nothing"),
-        ("print('{\"score\": 1, \"hits\": 3}')", "list of strings"),
+        ('print(\'{"score": 1, "hits": 3}\')', "list of strings"),
     ],
 )
 def test_bad_programs_are_errors_never_passes(tmp_path, body, match):
@@ -116,7 +131,7 @@ def test_bad_programs_are_errors_never_passes(tmp_path, body, match):
 
 def test_timeout_missing_script_and_bad_options(tmp_path):
     script(tmp_path, "slow.py", "import time; time.sleep(5)")
-    with pytest.raises(cj.CodeJudgeError, match="timed out after 0.3s"):
+    with pytest.raises(cj.CodeJudgeError, match=r"timed out after 0\.3s"):
         cj.run_code_judge("slow.py", payload(), base_dir=tmp_path, timeout=0.3)
     with pytest.raises(cj.CodeJudgeError, match="not found"):
         cj.run_code_judge("nope.py", payload(), base_dir=tmp_path)
@@ -129,11 +144,15 @@ def test_timeout_missing_script_and_bad_options(tmp_path):
 
 
 def test_clean_env_keeps_only_the_basics(tmp_path, monkeypatch):
-    script(tmp_path, "env.py", """
+    script(
+        tmp_path,
+        "env.py",
+        """
     import json, os, sys
     sys.stdin.read()
     print(json.dumps({"score": 1, "hits": sorted(os.environ)}))
-    """)
+    """,
+    )
     monkeypatch.setenv("SECRET_TOKEN_FOR_TEST", "x")
     dirty = cj.run_code_judge("env.py", payload(), base_dir=tmp_path)
     clean = cj.run_code_judge("env.py", payload(), base_dir=tmp_path, clean_env=True, env={"EXTRA": "1"})
@@ -150,17 +169,31 @@ def test_registry_resolves_code_judge_lazily():
 
 
 def test_checker_payload_and_verdict(tmp_path):
-    script(tmp_path, "dump.py", """
+    script(
+        tmp_path,
+        "dump.py",
+        """
     import json, sys
     p = json.load(sys.stdin)
     open("seen.json", "w").write(json.dumps(p))
     print(json.dumps({"score": 0.4, "hits": ["a"], "misses": ["b"], "reasoning": "meh"}))
-    """)
+    """,
+    )
     from pytest_are_judge.model import Scenario
 
     scen = Scenario(scenario_id="s", source=str(tmp_path / "scenario.yaml"))
-    ctx = {"tool_name": "T__f", "oracle_event_id": "o1", "oracle_args": {"x": 1}, "task": "do it", "tasks": ["do it"],
-           "scenario": scen, "agent_events": [], "source": None, "arg_name": "x", "agent_event": None}
+    ctx = {
+        "tool_name": "T__f",
+        "oracle_event_id": "o1",
+        "oracle_args": {"x": 1},
+        "task": "do it",
+        "tasks": ["do it"],
+        "scenario": scen,
+        "agent_events": [],
+        "source": None,
+        "arg_name": "x",
+        "agent_event": None,
+    }
     v = cj.code_judge_checker(2, 1, script="dump.py", threshold=0.5, keywords=["k"], context=ctx)
     assert not v and v.result.score == 0.4
     assert "score 0.4 (threshold 0.5)" in v.note and "misses: b" in v.note and "reasoning: meh" in v.note
@@ -192,7 +225,11 @@ def test_example_scenario_checks_and_evaluator():
 
 def test_crashing_per_event_judge_makes_the_judgment_an_error(tmp_path):
     (tmp_path / "judges").mkdir()
-    script(tmp_path / "judges", "crash.py", "import sys; sys.stdin.read(); sys.stderr.write('judge crashed here'); sys.exit(2)")
+    script(
+        tmp_path / "judges",
+        "crash.py",
+        "import sys; sys.stdin.read(); sys.stderr.write('judge crashed here'); sys.exit(2)",
+    )
     text = EXAMPLE.read_text().replace("judges/keywords.py", "judges/crash.py")
     p = tmp_path / "s.yaml"
     p.write_text(text)
@@ -206,7 +243,9 @@ def test_evaluator_error_and_validation(tmp_path):
     run = _example_runs()["good"]
     base = judge_run(run)
     script(tmp_path, "bad.py", "import sys; sys.stdin.read(); print('oops')")
-    j = run_evaluators(run, base, {"evaluators": [{"type": "code_judge", "script": str(tmp_path / "bad.py"), "name": "b"}]})
+    j = run_evaluators(
+        run, base, {"evaluators": [{"type": "code_judge", "script": str(tmp_path / "bad.py"), "name": "b"}]}
+    )
     assert j.success is False and j.failure_kind == "code_judge_error" and j.is_error
     assert "not JSON" in str(j.failure) and j.extras["evaluators"][0]["status"] == "error"
     # failed judgments are left alone; no evaluators: unchanged

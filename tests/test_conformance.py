@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from conformance import case_dirs, config_for
 
-from conformance import CASES, case_dirs, config_for
 from pytest_are_judge.judge import GraphPerEventJudge, config_from_mapping
 from pytest_are_judge.readers import load_file
 from pytest_are_judge.readers.are_json import read_export
 
 CASE_DIRS = case_dirs()
-
 
 
 def _judge(case, *, soft_equal=False, with_oracle=True, matching="greedy"):

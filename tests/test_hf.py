@@ -6,9 +6,9 @@ import json
 import sys
 
 import pytest
-
 from conformance import CASES, config_for
-from pytest_are_judge.api import judge_run, judge_for
+
+from pytest_are_judge.api import judge_for, judge_run
 from pytest_are_judge.errors import InputError
 from pytest_are_judge.readers import load_file
 
@@ -55,7 +55,10 @@ def hf_dirs(tmp_path_factory):
     return base
 
 
-@pytest.mark.parametrize(("sub", "split"), [("disk", None), ("dict", "validation"), ("dict", None), ("pq", None), ("rows.jsonl", None), ("dictrows", None)])
+@pytest.mark.parametrize(
+    ("sub", "split"),
+    [("disk", None), ("dict", "validation"), ("dict", None), ("pq", None), ("rows.jsonl", None), ("dictrows", None)],
+)
 def test_load_layouts(hf_dirs, sub, split):
     got = load_hf_scenarios(hf_dirs / sub, split=split)
     assert list(got) == ["hx_cab"]
@@ -74,7 +77,9 @@ def test_paired_runs_match_the_trace_oracle_verdict(hf_dirs, name):
     judge = judge_for(config_for(case))
     j = judge_run(paired, judge=judge)
     assert j.success == expected["success"]
-    ref = judge_run(load_file(case / "agent.json", oracle=json.loads((case / "oracle.json").read_text())).runs[0], judge=judge)
+    ref = judge_run(
+        load_file(case / "agent.json", oracle=json.loads((case / "oracle.json").read_text())).runs[0], judge=judge
+    )
     assert j.success == ref.success and j.agent_event_id_to_oracle_event_id == ref.agent_event_id_to_oracle_event_id
 
 
@@ -111,7 +116,9 @@ def test_clear_errors(hf_dirs, tmp_path):
     datasets.Dataset.from_list([{"scenario_id": "a", "data": "{not json"}]).save_to_disk(str(tmp_path / "badjson"))
     with pytest.raises(InputError, match="row 0: column 'data' is not valid JSON"):
         load_hf_scenarios(tmp_path / "badjson")
-    datasets.Dataset.from_list([{"scenario_id": "a", "data": json.dumps({"x": 1})}]).save_to_disk(str(tmp_path / "notexport"))
+    datasets.Dataset.from_list([{"scenario_id": "a", "data": json.dumps({"x": 1})}]).save_to_disk(
+        str(tmp_path / "notexport")
+    )
     with pytest.raises(InputError, match="not an ARE export"):
         load_hf_scenarios(tmp_path / "notexport")
     (tmp_path / "x.txt").write_text("hi")

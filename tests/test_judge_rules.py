@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import pytest
-
 from builders import a_smtu, run, scenario, smtu
-from pytest_are_judge.judge import GraphPerEventJudge, GraphPerEventJudgeConfig, ScriptedGraphPerEventJudgeConfig, ToolCheckerParam
+
+from pytest_are_judge.judge import (
+    GraphPerEventJudge,
+    GraphPerEventJudgeConfig,
+    ScriptedGraphPerEventJudgeConfig,
+    ToolCheckerParam,
+)
 from pytest_are_judge.judgment import (
     EnvOracleMatchingFailure,
-    EventComparisonFailureType as FT,
     FailureKind,
     OracleEventMatchingFailure,
     ToolCallCountsFailure,
+)
+from pytest_are_judge.judgment import (
+    EventComparisonFailureType as FT,
 )
 
 EMAIL = "EmailClientV2.send_email"
@@ -22,11 +29,23 @@ def judge(sc, rn, **cfg):
 
 
 def email(eid="o_mail", after=("user_msg",), delay=2, recipients=("bob@x.com",), **kw):
-    return {"id": eid, "tool": EMAIL, "args": {"recipients": list(recipients), "subject": "Hi", "content": "Hello"}, "after": list(after), "delay": delay, **kw}
+    return {
+        "id": eid,
+        "tool": EMAIL,
+        "args": {"recipients": list(recipients), "subject": "Hi", "content": "Hello"},
+        "after": list(after),
+        "delay": delay,
+        **kw,
+    }
 
 
 def a_email(t, eid="a_mail", recipients=("bob@x.com",), **args):
-    return {"id": eid, "tool": EMAIL, "args": {"recipients": list(recipients), "subject": "Hi", "content": "Hello", **args}, "time": t}
+    return {
+        "id": eid,
+        "tool": EMAIL,
+        "args": {"recipients": list(recipients), "subject": "Hi", "content": "Hello", **args},
+        "time": t,
+    }
 
 
 SC = scenario([email(), smtu(after=["o_mail"])])
@@ -49,7 +68,19 @@ def test_missing_call_is_a_count_failure_with_are_text():
 
 
 def test_extra_call_listed_before_missing_ones():
-    sc = scenario([email(), {"id": "o_del", "tool": "EmailClientV2.delete_email", "args": {"email_id": "e1"}, "after": ["user_msg"], "delay": 2}, smtu(after=["o_mail", "o_del"])])
+    sc = scenario(
+        [
+            email(),
+            {
+                "id": "o_del",
+                "tool": "EmailClientV2.delete_email",
+                "args": {"email_id": "e1"},
+                "after": ["user_msg"],
+                "delay": 2,
+            },
+            smtu(after=["o_mail", "o_del"]),
+        ]
+    )
     j = judge(sc, [a_email(3), a_email(3.5, eid="a2"), a_smtu(5)])
     lines = str(j.failure).splitlines()
     assert lines[2].startswith("- Tool 'EmailClientV2__send_email': Agent count 2, Oracle count 1")
@@ -79,13 +110,37 @@ def test_failed_and_read_agent_calls_are_ignored():
 
 # ---------------------------------------------------------------- env / user
 def test_env_event_matched_by_id_only():
-    sc = scenario([
-        {"id": "env_in", "type": "env", "tool": "EmailClientV2.send_email_to_user", "args": {"x": 1}, "after": ["user_msg"], "delay": 1},
-        email(after=["env_in"], delay=2),
-    ], apps={})
-    ok = judge(sc, [{"id": "env_in", "type": "env", "tool": "EmailClientV2.send_email_to_user", "args": {"x": 999}, "time": 2}, a_email(4), a_smtu(5)], extra_send_message_to_user_allowed=1)
+    sc = scenario(
+        [
+            {
+                "id": "env_in",
+                "type": "env",
+                "tool": "EmailClientV2.send_email_to_user",
+                "args": {"x": 1},
+                "after": ["user_msg"],
+                "delay": 1,
+            },
+            email(after=["env_in"], delay=2),
+        ],
+        apps={},
+    )
+    ok = judge(
+        sc,
+        [
+            {"id": "env_in", "type": "env", "tool": "EmailClientV2.send_email_to_user", "args": {"x": 999}, "time": 2},
+            a_email(4),
+            a_smtu(5),
+        ],
+        extra_send_message_to_user_allowed=1,
+    )
     assert ok.success, ok.render()
-    bad = judge(sc, [{"id": "other", "type": "env", "tool": "EmailClientV2.send_email_to_user", "args": {"x": 1}, "time": 2}, a_email(4)])
+    bad = judge(
+        sc,
+        [
+            {"id": "other", "type": "env", "tool": "EmailClientV2.send_email_to_user", "args": {"x": 1}, "time": 2},
+            a_email(4),
+        ],
+    )
     assert isinstance(bad.failure, EnvOracleMatchingFailure)
     assert str(bad.failure) == "Failure: Oracle env/user event env_in could not be matched. This is likely a bug !"
 
@@ -122,16 +177,70 @@ def test_missing_agent_argument_is_a_rejection_not_a_crash():
 
 
 def test_unparseable_datetime_rejects_with_reason():
-    sc = scenario([{"id": "o_cal", "tool": "Calendar.add_calendar_event", "args": {"title": "x", "start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": []}, "after": ["user_msg"], "delay": 2}])
-    j = judge(sc, [{"id": "a", "tool": "Calendar.add_calendar_event", "args": {"title": "x", "start_datetime": "2024-10-07T10:00", "end_datetime": "2024-10-07 11:00:00", "attendees": []}, "time": 3}])
+    sc = scenario(
+        [
+            {
+                "id": "o_cal",
+                "tool": "Calendar.add_calendar_event",
+                "args": {
+                    "title": "x",
+                    "start_datetime": "2024-10-07 10:00:00",
+                    "end_datetime": "2024-10-07 11:00:00",
+                    "attendees": [],
+                },
+                "after": ["user_msg"],
+                "delay": 2,
+            }
+        ]
+    )
+    j = judge(
+        sc,
+        [
+            {
+                "id": "a",
+                "tool": "Calendar.add_calendar_event",
+                "args": {
+                    "title": "x",
+                    "start_datetime": "2024-10-07T10:00",
+                    "end_datetime": "2024-10-07 11:00:00",
+                    "attendees": [],
+                },
+                "time": 3,
+            }
+        ],
+    )
     assert not j.success
     assert "cannot compare: expected a datetime" in j.render()
     assert j.failure.categories == ["checker_error"]
 
 
 def test_attendees_tolerate_the_user():
-    sc = scenario([{"id": "o_cal", "tool": "Calendar.add_calendar_event", "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": ["Alice Martin", "Sam Rivera"]}, "after": ["user_msg"], "delay": 2}], user={"first_name": "Sam", "last_name": "Rivera"})
-    ev = {"id": "a", "tool": "Calendar.add_calendar_event", "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": ["alice martin"]}, "time": 3}
+    sc = scenario(
+        [
+            {
+                "id": "o_cal",
+                "tool": "Calendar.add_calendar_event",
+                "args": {
+                    "start_datetime": "2024-10-07 10:00:00",
+                    "end_datetime": "2024-10-07 11:00:00",
+                    "attendees": ["Alice Martin", "Sam Rivera"],
+                },
+                "after": ["user_msg"],
+                "delay": 2,
+            }
+        ],
+        user={"first_name": "Sam", "last_name": "Rivera"},
+    )
+    ev = {
+        "id": "a",
+        "tool": "Calendar.add_calendar_event",
+        "args": {
+            "start_datetime": "2024-10-07 10:00:00",
+            "end_datetime": "2024-10-07 11:00:00",
+            "attendees": ["alice martin"],
+        },
+        "time": 3,
+    }
     assert judge(sc, [ev]).success
 
 
@@ -148,7 +257,16 @@ def test_unregistered_oracle_tool_is_an_input_error_or_eq_fallback():
 
 # ---------------------------------------------------------------- scripted
 def test_scripted_params_run_after_registry_checks():
-    params = {"o_mail": [ToolCheckerParam(arg_name="content", checker_type="contain_any_checker", tool_name="EmailClientV2__send_email", checker_args={"targets": ["friday"]})]}
+    params = {
+        "o_mail": [
+            ToolCheckerParam(
+                arg_name="content",
+                checker_type="contain_any_checker",
+                tool_name="EmailClientV2__send_email",
+                checker_args={"targets": ["friday"]},
+            )
+        ]
+    }
     cfg = ScriptedGraphPerEventJudgeConfig(event_id_to_checker_params=params)
     jg = GraphPerEventJudge(cfg)
     assert jg.judge_run(run(SC, [a_email(3, content="See you Friday"), a_smtu(4)])).success
@@ -157,8 +275,19 @@ def test_scripted_params_run_after_registry_checks():
 
 
 def test_scripted_param_for_wrong_tool_is_reported():
-    params = {"o_mail": [{"arg_name": "content", "checker_type": "contain_any_checker", "tool_name": "Mail__send_email", "checker_args": {"targets": ["x"]}}]}
-    j = GraphPerEventJudge(ScriptedGraphPerEventJudgeConfig(event_id_to_checker_params=params)).judge_run(run(SC, [a_email(3), a_smtu(4)]))
+    params = {
+        "o_mail": [
+            {
+                "arg_name": "content",
+                "checker_type": "contain_any_checker",
+                "tool_name": "Mail__send_email",
+                "checker_args": {"targets": ["x"]},
+            }
+        ]
+    }
+    j = GraphPerEventJudge(ScriptedGraphPerEventJudgeConfig(event_id_to_checker_params=params)).judge_run(
+        run(SC, [a_email(3), a_smtu(4)])
+    )
     assert j.is_error and "names tool 'Mail__send_email'" in str(j.failure)
 
 
@@ -170,14 +299,29 @@ def test_unknown_checker_in_config_is_a_clear_error():
 
 
 # ---------------------------------------------------------------- causality / order
-CHAIN = scenario([
-    email(),
-    {"id": "o_del", "tool": "EmailClientV2.delete_email", "args": {"email_id": "e1"}, "after": ["o_mail"], "delay": 2},
-])
+CHAIN = scenario(
+    [
+        email(),
+        {
+            "id": "o_del",
+            "tool": "EmailClientV2.delete_email",
+            "args": {"email_id": "e1"},
+            "after": ["o_mail"],
+            "delay": 2,
+        },
+    ]
+)
 
 
 def test_child_before_parent_breaks_causality():
-    j = judge(CHAIN, [{"id": "a_del", "tool": EMAIL.replace("send_email", "delete_email"), "args": {"email_id": "e1"}, "time": 2}, a_email(4)], extra_send_message_to_user_allowed=0)
+    j = judge(
+        CHAIN,
+        [
+            {"id": "a_del", "tool": EMAIL.replace("send_email", "delete_email"), "args": {"email_id": "e1"}, "time": 2},
+            a_email(4),
+        ],
+        extra_send_message_to_user_allowed=0,
+    )
     f = j.failure
     assert isinstance(f, OracleEventMatchingFailure) and f.oracle_event_id == "o_del"
     caus = [a for a in f.comparison_failures if a.failure_type == FT.CAUSALITY]
@@ -214,7 +358,17 @@ def test_small_delays_are_not_time_checked_unless_a_comparator_is_set():
     assert not judge(sc2, [a_email(500)]).success
 
 
-@pytest.mark.parametrize("comparator,t,ok", [("GREATER_THAN", 1 + 60 - 10, True), ("GREATER_THAN", 1 + 40, False), ("LESS_THAN", 1 + 60 + 25, True), ("LESS_THAN", 1 + 90, False), ("LESS_THAN", 2, True), ("EQUAL", 1 + 100, False)])
+@pytest.mark.parametrize(
+    "comparator,t,ok",
+    [
+        ("GREATER_THAN", 1 + 60 - 10, True),
+        ("GREATER_THAN", 1 + 40, False),
+        ("LESS_THAN", 1 + 60 + 25, True),
+        ("LESS_THAN", 1 + 90, False),
+        ("LESS_THAN", 2, True),
+        ("EQUAL", 1 + 100, False),
+    ],
+)
 def test_comparators(comparator, t, ok):
     sc = scenario([email(delay=60, comparator=comparator)])
     assert judge(sc, [a_email(t)]).success is ok
@@ -229,49 +383,144 @@ def test_absolute_time():
 
 def test_time_reference_is_the_latest_oracle_parent():
     # o3 depends on o1 (oracle t=3) and o2 (oracle t=31, latest): measured from o2's agent time
-    sc = scenario([email(eid="o1", recipients=["a@x"], delay=2), email(eid="o2", recipients=["b@x"], delay=30),
-                   email(eid="o3", recipients=["c@x"], after=["o1", "o2"], delay=30)])
-    rn = [a_email(3, eid="x1", recipients=["a@x"]), a_email(31, eid="x2", recipients=["b@x"]), a_email(61, eid="x3", recipients=["c@x"])]
+    sc = scenario(
+        [
+            email(eid="o1", recipients=["a@x"], delay=2),
+            email(eid="o2", recipients=["b@x"], delay=30),
+            email(eid="o3", recipients=["c@x"], after=["o1", "o2"], delay=30),
+        ]
+    )
+    rn = [
+        a_email(3, eid="x1", recipients=["a@x"]),
+        a_email(31, eid="x2", recipients=["b@x"]),
+        a_email(61, eid="x3", recipients=["c@x"]),
+    ]
     assert judge(sc, rn).success
-    late = [a_email(3, eid="x1", recipients=["a@x"]), a_email(31, eid="x2", recipients=["b@x"]), a_email(31 + 56, eid="x3", recipients=["c@x"])]
+    late = [
+        a_email(3, eid="x1", recipients=["a@x"]),
+        a_email(31, eid="x2", recipients=["b@x"]),
+        a_email(31 + 56, eid="x3", recipients=["c@x"]),
+    ]
     j = judge(sc, late)
     assert not j.success and "delay after o2" in j.render()
 
 
 # ---------------------------------------------------------------- placeholders
 def test_placeholder_resolved_from_matched_agent_return_value():
-    sc = scenario([
-        {"id": "o_grp", "tool": "MessagingAppV2.create_group_conversation", "args": {"user_ids": ["u1", "u2"], "title": "Trip"}, "after": ["user_msg"], "delay": 2},
-        {"id": "o_msg", "tool": "MessagingAppV2.send_message_to_group_conversation", "args": {"conversation_id": "{{o_grp}}", "content": "hi"}, "after": ["o_grp"], "delay": 1},
-    ])
-    grp = {"id": "g", "tool": "MessagingAppV2.create_group_conversation", "args": {"user_ids": ["u2", "u1"], "title": "Trip"}, "time": 3, "returns": "conv-42"}
-    ok = [grp, {"id": "m", "tool": "MessagingAppV2.send_message_to_group_conversation", "args": {"conversation_id": "conv-42", "content": "hi", "attachment_path": None}, "time": 4}]
+    sc = scenario(
+        [
+            {
+                "id": "o_grp",
+                "tool": "MessagingAppV2.create_group_conversation",
+                "args": {"user_ids": ["u1", "u2"], "title": "Trip"},
+                "after": ["user_msg"],
+                "delay": 2,
+            },
+            {
+                "id": "o_msg",
+                "tool": "MessagingAppV2.send_message_to_group_conversation",
+                "args": {"conversation_id": "{{o_grp}}", "content": "hi"},
+                "after": ["o_grp"],
+                "delay": 1,
+            },
+        ]
+    )
+    grp = {
+        "id": "g",
+        "tool": "MessagingAppV2.create_group_conversation",
+        "args": {"user_ids": ["u2", "u1"], "title": "Trip"},
+        "time": 3,
+        "returns": "conv-42",
+    }
+    ok = [
+        grp,
+        {
+            "id": "m",
+            "tool": "MessagingAppV2.send_message_to_group_conversation",
+            "args": {"conversation_id": "conv-42", "content": "hi", "attachment_path": None},
+            "time": 4,
+        },
+    ]
     assert judge(sc, ok, extra_send_message_to_user_allowed=0).success
-    bad = [grp, {"id": "m", "tool": "MessagingAppV2.send_message_to_group_conversation", "args": {"conversation_id": "conv-7", "content": "hi"}, "time": 4}]
+    bad = [
+        grp,
+        {
+            "id": "m",
+            "tool": "MessagingAppV2.send_message_to_group_conversation",
+            "args": {"conversation_id": "conv-7", "content": "hi"},
+            "time": 4,
+        },
+    ]
     j = judge(sc, bad)
     assert not j.success and "conv-42" in j.render()
 
 
 def test_placeholder_key_path():
-    sc = scenario([
-        {"id": "o_c", "tool": "Contacts.add_new_contact", "args": {"first_name": "A", "last_name": "B"}, "after": ["user_msg"], "delay": 2},
-        {"id": "o_d", "tool": "Contacts.delete_contact", "args": {"contact_id": "{{o_c.id}}"}, "after": ["o_c"], "delay": 1},
-    ])
-    rn = [{"id": "c", "tool": "Contacts.add_new_contact", "args": {"first_name": "A", "last_name": "B"}, "time": 3, "returns": '{"id": "c-9"}'},
-          {"id": "d", "tool": "Contacts.delete_contact", "args": {"contact_id": "c-9"}, "time": 4}]
+    sc = scenario(
+        [
+            {
+                "id": "o_c",
+                "tool": "Contacts.add_new_contact",
+                "args": {"first_name": "A", "last_name": "B"},
+                "after": ["user_msg"],
+                "delay": 2,
+            },
+            {
+                "id": "o_d",
+                "tool": "Contacts.delete_contact",
+                "args": {"contact_id": "{{o_c.id}}"},
+                "after": ["o_c"],
+                "delay": 1,
+            },
+        ]
+    )
+    rn = [
+        {
+            "id": "c",
+            "tool": "Contacts.add_new_contact",
+            "args": {"first_name": "A", "last_name": "B"},
+            "time": 3,
+            "returns": '{"id": "c-9"}',
+        },
+        {"id": "d", "tool": "Contacts.delete_contact", "args": {"contact_id": "c-9"}, "time": 4},
+    ]
     assert judge(sc, rn).success
 
 
 # ---------------------------------------------------------------- turns
-MULTI = scenario([
-    email(),
-    smtu(after=["o_mail"]),
-    {"id": "user_msg_1", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "now delete it"}, "after": ["o_smtu"], "delay": 5},
-    {"id": "o_del", "tool": "EmailClientV2.delete_email", "args": {"email_id": "e1"}, "after": ["user_msg_1"], "delay": 2},
-    smtu(eid="o_smtu2", after=["o_del"]),
-])
-TURN2 = [{"id": "user_msg_1", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "now delete it"}, "time": 10},
-         {"id": "a_del", "tool": "EmailClientV2.delete_email", "args": {"email_id": "e1"}, "time": 12}, a_smtu(13, eid="a_smtu2")]
+MULTI = scenario(
+    [
+        email(),
+        smtu(after=["o_mail"]),
+        {
+            "id": "user_msg_1",
+            "type": "user",
+            "tool": "AgentUserInterface.send_message_to_agent",
+            "args": {"content": "now delete it"},
+            "after": ["o_smtu"],
+            "delay": 5,
+        },
+        {
+            "id": "o_del",
+            "tool": "EmailClientV2.delete_email",
+            "args": {"email_id": "e1"},
+            "after": ["user_msg_1"],
+            "delay": 2,
+        },
+        smtu(eid="o_smtu2", after=["o_del"]),
+    ]
+)
+TURN2 = [
+    {
+        "id": "user_msg_1",
+        "type": "user",
+        "tool": "AgentUserInterface.send_message_to_agent",
+        "args": {"content": "now delete it"},
+        "time": 10,
+    },
+    {"id": "a_del", "tool": "EmailClientV2.delete_email", "args": {"email_id": "e1"}, "time": 12},
+    a_smtu(13, eid="a_smtu2"),
+]
 
 
 def test_multi_turn_passes_and_counts_turns():
@@ -314,13 +563,45 @@ def test_online_session_stops_early_on_failure():
 
 
 # ---------------------------------------------------------------- greedy vs exact
-AMBIG = scenario([
-    {"id": "o1", "tool": "Calendar.add_calendar_event", "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": []}, "after": ["user_msg"], "delay": 2},
-    {"id": "o2", "tool": "Calendar.add_calendar_event", "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": ["Bob"]}, "after": ["user_msg"], "delay": 2},
-])
+AMBIG = scenario(
+    [
+        {
+            "id": "o1",
+            "tool": "Calendar.add_calendar_event",
+            "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": []},
+            "after": ["user_msg"],
+            "delay": 2,
+        },
+        {
+            "id": "o2",
+            "tool": "Calendar.add_calendar_event",
+            "args": {
+                "start_datetime": "2024-10-07 10:00:00",
+                "end_datetime": "2024-10-07 11:00:00",
+                "attendees": ["Bob"],
+            },
+            "after": ["user_msg"],
+            "delay": 2,
+        },
+    ]
+)
 AMBIG_RUN = [
-    {"id": "bob_event", "tool": "Calendar.add_calendar_event", "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": ["Bob"]}, "time": 3},
-    {"id": "solo_event", "tool": "Calendar.add_calendar_event", "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": ["Carol"]}, "time": 3.5},
+    {
+        "id": "bob_event",
+        "tool": "Calendar.add_calendar_event",
+        "args": {"start_datetime": "2024-10-07 10:00:00", "end_datetime": "2024-10-07 11:00:00", "attendees": ["Bob"]},
+        "time": 3,
+    },
+    {
+        "id": "solo_event",
+        "tool": "Calendar.add_calendar_event",
+        "args": {
+            "start_datetime": "2024-10-07 10:00:00",
+            "end_datetime": "2024-10-07 11:00:00",
+            "attendees": ["Carol"],
+        },
+        "time": 3.5,
+    },
 ]
 
 

@@ -24,12 +24,19 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from llm_server import DEFAULT_ANSWER, FakeLLMServer, Reply, last_user_message
 
-from pytest_are_judge.testing import DEFAULT_ANSWER, FakeLLMServer, Reply, last_user_message
-from pytest_are_judge.testing.fixtures import fake_llm_server  # noqa: F401  (fixture)
+
+@pytest.fixture
+def fake_llm_server() -> Iterator[FakeLLMServer]:
+    """A started :class:`FakeLLMServer` on an ephemeral 127.0.0.1 port, stopped afterwards."""
+    with FakeLLMServer() as server:
+        yield server
+
 
 litellm = pytest.importorskip("litellm")
 openai = pytest.importorskip("openai")  # installed with litellm
@@ -38,9 +45,7 @@ litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on st
 # litellm's response models trip a pydantic UserWarning the first time they
 # are built ("... is using the `ReadOnly` qualifier ..."). It is litellm's,
 # not ours; under ``-W error`` it would fail the first litellm call.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore:Item .* is using the `ReadOnly` qualifier:UserWarning")
 
 # ---------------------------------------------------------------------------
 # A record of every outbound connection attempt that is not to loopback.
@@ -112,9 +117,7 @@ def _run(coro: Any) -> Any:
 
 def _post(url: str, payload: Any, *, raw: bytes | None = None) -> tuple[int, dict[str, Any] | str]:
     data = raw if raw is not None else json.dumps(payload).encode("utf-8")
-    request = urllib.request.Request(
-        url, data=data, method="POST", headers={"Content-Type": "application/json"}
-    )
+    request = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             status, body = response.status, response.read()
@@ -142,9 +145,7 @@ def test_chat_completion_schema_over_urllib(fake_llm_server: FakeLLMServer) -> N
     server = fake_llm_server
     assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
 
-    status, body = _post(
-        f"{server.base_url}/chat/completions", {"model": "judge-model", "messages": MESSAGES}
-    )
+    status, body = _post(f"{server.base_url}/chat/completions", {"model": "judge-model", "messages": MESSAGES})
     assert status == 200
     assert isinstance(body, dict)
     assert body["id"].startswith("chatcmpl-")
@@ -161,9 +162,7 @@ def test_chat_completion_schema_over_urllib(fake_llm_server: FakeLLMServer) -> N
     assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
 
     # The path without /v1 works too, and ids differ between calls.
-    status, again = _post(
-        f"{server.url}/chat/completions", {"model": "judge-model", "messages": MESSAGES}
-    )
+    status, again = _post(f"{server.url}/chat/completions", {"model": "judge-model", "messages": MESSAGES})
     assert status == 200 and isinstance(again, dict)
     assert again["id"] != body["id"]
 
@@ -308,9 +307,7 @@ def test_multipart_user_content_is_matched(fake_llm_server: FakeLLMServer) -> No
     server = fake_llm_server
     server.set_rule("needle", "found")
     message = {"role": "user", "content": [{"type": "text", "text": "a needle here"}]}
-    status, body = _post(
-        f"{server.base_url}/chat/completions", {"model": "m", "messages": [message]}
-    )
+    status, body = _post(f"{server.base_url}/chat/completions", {"model": "m", "messages": [message]})
     assert status == 200
     assert body["choices"][0]["message"]["content"] == "found"  # type: ignore[index]
 
@@ -334,9 +331,7 @@ def test_a_broken_responder_gives_500_and_is_recorded(fake_llm_server: FakeLLMSe
         raise ValueError("boom")
 
     fake_llm_server.responder = broken
-    status, body = _post(
-        f"{fake_llm_server.base_url}/chat/completions", {"model": "m", "messages": MESSAGES}
-    )
+    status, body = _post(f"{fake_llm_server.base_url}/chat/completions", {"model": "m", "messages": MESSAGES})
     assert status == 500
     assert "boom" in body["error"]["message"]  # type: ignore[index]
     [error] = fake_llm_server.errors
@@ -429,9 +424,7 @@ def test_litellm_makes_no_outside_connections(fake_llm_server: FakeLLMServer) ->
         (503, "ServiceUnavailableError"),
     ],
 )
-def test_litellm_sees_scripted_http_errors(
-    fake_llm_server: FakeLLMServer, status: int, exception_name: str
-) -> None:
+def test_litellm_sees_scripted_http_errors(fake_llm_server: FakeLLMServer, status: int, exception_name: str) -> None:
     server = fake_llm_server
     server.queue(Reply(status=status))
     with pytest.raises(getattr(litellm, exception_name)) as info:

@@ -3,7 +3,8 @@ oracle run of ARE's oracle mode, then ARE's preprocessing and event filter."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_are_judge.checkers import load_tool_registry
 from pytest_are_judge.judge import oracle
@@ -32,12 +33,16 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         eid = draw(st.sampled_from([f"e{i}", f"env_expansion_{i}", f"a{i}"]))
         if any(e.event_id == eid for e in events):
             eid = f"x{i}"
-        parents = draw(st.lists(st.sampled_from([e.event_id for e in events]), max_size=3, unique=True)) if events else []
+        parents = (
+            draw(st.lists(st.sampled_from([e.event_id for e in events]), max_size=3, unique=True)) if events else []
+        )
         action = None
         if draw(st.integers(0, 9)) > 0:
             app, cls, fn = draw(st.sampled_from(TOOLS))
             op = draw(st.sampled_from([None, OperationType.READ, OperationType.WRITE]))
-            action = ToolCall(app=app, app_class=cls, function=fn, args={"n": i, "text": f"t{i % 3}"}, operation_type=op)
+            action = ToolCall(
+                app=app, app_class=cls, function=fn, args={"n": i, "text": f"t{i % 3}"}, operation_type=op
+            )
         absolute = draw(st.booleans()) and draw(st.booleans())
         events.append(
             OracleEvent(
@@ -71,8 +76,25 @@ def _scenario_with(cls: str, fn: str) -> Scenario:
     return Scenario(
         scenario_id="s",
         events=[
-            OracleEvent(event_id="u", event_type=EventType.USER, action=ToolCall(app="AgentUserInterface", app_class="AgentUserInterface", function="send_message_to_agent", args={"content": "x"})),
-            OracleEvent(event_id="a", event_type=EventType.AGENT, dependencies=["u"], relative_time=1.0, action=ToolCall(app=cls, app_class=cls, function=fn, args={"email_id": "1"}, operation_type=OperationType.WRITE)),
+            OracleEvent(
+                event_id="u",
+                event_type=EventType.USER,
+                action=ToolCall(
+                    app="AgentUserInterface",
+                    app_class="AgentUserInterface",
+                    function="send_message_to_agent",
+                    args={"content": "x"},
+                ),
+            ),
+            OracleEvent(
+                event_id="a",
+                event_type=EventType.AGENT,
+                dependencies=["u"],
+                relative_time=1.0,
+                action=ToolCall(
+                    app=cls, app_class=cls, function=fn, args={"email_id": "1"}, operation_type=OperationType.WRITE
+                ),
+            ),
         ],
     )
 
@@ -88,7 +110,7 @@ def test_build_plan_gives_the_same_plan_either_way() -> None:
     sc = _scenario_with("Shop", "add_to_cart")
     fast = oracle.build_plan(sc, REGISTRY)
     general = oracle.build_plan(sc.model_copy(update={"oracle_run": oracle.derive_oracle_run(sc, REGISTRY)}), REGISTRY)
-    assert [[(s.event_id, s.event_type, s.event_time, s.tool_name, s.args, s.parents) for s in t] for t in fast.turns] == [
-        [(s.event_id, s.event_type, s.event_time, s.tool_name, s.args, s.parents) for s in t] for t in general.turns
-    ]
+    assert [
+        [(s.event_id, s.event_type, s.event_time, s.tool_name, s.args, s.parents) for s in t] for t in fast.turns
+    ] == [[(s.event_id, s.event_type, s.event_time, s.tool_name, s.args, s.parents) for s in t] for t in general.turns]
     assert fast.tasks == general.tasks

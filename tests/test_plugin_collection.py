@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from conformance import CASES
 
-
 GOOD = textwrap.dedent(
     """
     format: are-judge/scenario-v1
@@ -96,7 +95,9 @@ def test_oracle_sibling_is_used(pytester: pytest.Pytester) -> None:
         "def pytest_are_judge_judgment(item, run, judgment):\n"
         "    print('ORACLE_RUN', run.scenario.scenario_id, run.scenario.oracle_run is not None)\n"
     )
-    with_oracle = pytester.runpytest_subprocess("--are-scenarios=traces/cab__drop__oracle_order", "-p", "no:xdist", "-s")
+    with_oracle = pytester.runpytest_subprocess(
+        "--are-scenarios=traces/cab__drop__oracle_order", "-p", "no:xdist", "-s"
+    )
     with_oracle.assert_outcomes(failed=1)
     with_oracle.stdout.fnmatch_lines(["*ORACLE_RUN hx_cab True*"])
     (pytester.path / "traces/cab__drop__oracle_order/oracle.json").unlink()
@@ -146,12 +147,17 @@ def test_last_failed_reruns_scenario_items(pytester: pytest.Pytester) -> None:
     ("text", "expected"),
     [
         ("format: are-judge/scenario-v1\nscenario_id: s\nevents:\n  - {id: e1, tool: nodot}\n", "*field*tool*"),
-        ("format: are-judge/scenario-v1\nscenario_id: s\nevents:\n  - {id: a, tool: A.f, after: [zz]}\n", "*event a*field after*unknown event 'zz'*"),
+        (
+            "format: are-judge/scenario-v1\nscenario_id: s\nevents:\n  - {id: a, tool: A.f, after: [zz]}\n",
+            "*event a*field after*unknown event 'zz'*",
+        ),
         ("scenario_id: [unclosed\n", "*cannot parse at line*"),
     ],
     ids=["bad-tool", "unknown-dependency", "bad-yaml"],
 )
-def test_malformed_scenario_is_an_error_with_location(pytester: pytest.Pytester, run_pytest, text: str, expected: str) -> None:
+def test_malformed_scenario_is_an_error_with_location(
+    pytester: pytest.Pytester, run_pytest, text: str, expected: str
+) -> None:
     (pytester.path / "sc").mkdir()
     (pytester.path / "sc" / "broken.yaml").write_text(text)
     (pytester.path / "sc" / "mail.yaml").write_text(GOOD)
@@ -232,7 +238,9 @@ def test_are_config_and_scenario_override(pytester: pytest.Pytester, run_pytest)
         """
     )
     (pytester.path / "sc" / "a.yaml").write_text(late.format(n=1, own=""))
-    (pytester.path / "sc" / "b.yaml").write_text(late.format(n=2, own="judge_config: {post_event_tolerance_seconds: 25}"))
+    (pytester.path / "sc" / "b.yaml").write_text(
+        late.format(n=2, own="judge_config: {post_event_tolerance_seconds: 25}")
+    )
     run_pytest("--are-scenarios=sc").assert_outcomes(failed=2)  # 45 s > 5 s + 25 s tolerance
     (pytester.path / "lenient.json").write_text(json.dumps({"post_event_tolerance_seconds": 60}))
     result = run_pytest("--are-scenarios=sc", "--are-config=lenient.json", "-rA")
@@ -253,41 +261,3 @@ def test_example_scenarios_pass_and_xfail(pytester: pytest.Pytester, run_pytest)
     assert outcomes.get("passed", 0) >= 6 and outcomes.get("xfailed", 0) >= 9
     assert "failed" not in outcomes and "errors" not in outcomes
     result.stdout.fnmatch_lines(["XFAIL example_scenarios/office_move.yaml::office_move[[]checkout_before_tape[]]*"])
-
-
-GC_PROBE = """
-import gc
-
-import pytest
-
-FROZEN = []
-
-
-def pytest_sessionstart(session):
-    if session.config.getoption("--user-freeze"):
-        gc.freeze()  # the user's own freeze, before collection starts
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session):
-    FROZEN.append(gc.get_freeze_count())  # collection is over
-
-
-def pytest_addoption(parser):
-    parser.addoption("--user-freeze", action="store_true")
-
-
-def pytest_terminal_summary(terminalreporter):
-    terminalreporter.write_line(f"frozen after collection: {'yes' if FROZEN[0] else 'no'}")
-"""
-
-
-@pytest.mark.parametrize("user_freeze", [False, True])
-def test_collection_leaves_nothing_frozen_and_a_users_freeze_alone(pytester: pytest.Pytester, run_pytest, user_freeze: bool) -> None:
-    (pytester.path / "sc").mkdir()
-    (pytester.path / "sc" / "mail.yaml").write_text(GOOD)
-    pytester.makeconftest(GC_PROBE)
-    result = run_pytest("--are-scenarios=sc", *(["--user-freeze"] if user_freeze else []))
-    result.assert_outcomes(passed=1, failed=1, xfailed=1)
-    if run_pytest.workers == 0:  # the controller of -n 2 collects nothing: the probe checks -n 0
-        result.stdout.fnmatch_lines([f"frozen after collection: {'yes' if user_freeze else 'no'}"])

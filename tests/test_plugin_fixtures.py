@@ -45,7 +45,9 @@ def scen(pytester: pytest.Pytester) -> Path:
 def test_docs_example_module(pytester: pytest.Pytester, run_pytest) -> None:
     (pytester.path / "docs" / "examples").mkdir(parents=True)
     shutil.copyfile(REPO / "docs/examples/test_with_fixtures.py", pytester.path / "docs/examples/test_with_fixtures.py")
-    shutil.copytree(REPO / "example_scenarios", pytester.path / "example_scenarios", ignore=shutil.ignore_patterns("code_judges"))
+    shutil.copytree(
+        REPO / "example_scenarios", pytester.path / "example_scenarios", ignore=shutil.ignore_patterns("code_judges")
+    )
     result = run_pytest("docs/examples/test_with_fixtures.py", "-v")
     result.assert_outcomes(passed=6)
     assert "PASSED" in result.stdout.str() and "test_parametrised_scenarios[dinner]" in result.stdout.str()
@@ -147,7 +149,9 @@ def test_are_scenario_marker_and_load_errors(pytester: pytest.Pytester, scen: Pa
     )
     result = run_pytest("-rA")
     result.assert_outcomes(passed=1, errors=3)
-    result.stdout.fnmatch_lines(["*file *mail.yaml: expected exactly one run, found 3 (ok, late, odd_case): pass run=...*"])
+    result.stdout.fnmatch_lines(
+        ["*file *mail.yaml: expected exactly one run, found 3 (ok, late, odd_case): pass run=...*"]
+    )
     result.stdout.fnmatch_lines(["*file *mail.yaml, field run: no run 'nope'; runs: ok, late, odd_case*"])
     result.stdout.fnmatch_lines(["*no path given and no @pytest.mark.are_scenario*"])
     assert "Traceback" not in result.stdout.str()

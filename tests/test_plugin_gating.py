@@ -7,9 +7,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from builders import mail_scenario_yaml
-
 
 
 def write(pytester: pytest.Pytester, runs: dict[str, str], expect_fail: tuple[str, ...] = ()) -> None:
@@ -49,7 +47,16 @@ def test_baseline_regressions_improvements_per_run(pytester: pytest.Pytester, ru
     assert same.ret == 0
     same.stdout.fnmatch_lines(["*XFAIL sc/mail.yaml::mail[[]improves[]] - failed in baseline too*"])
     # now one regression and one improvement
-    write(pytester, {"stays_ok": "a@x.org", "regresses": "b@x.org", "improves": "a@x.org", "stays_bad": "b@x.org", "brand_new": "a@x.org"})
+    write(
+        pytester,
+        {
+            "stays_ok": "a@x.org",
+            "regresses": "b@x.org",
+            "improves": "a@x.org",
+            "stays_bad": "b@x.org",
+            "brand_new": "a@x.org",
+        },
+    )
     result = run_pytest("--are-scenarios=sc", "--are-baseline=base.json", "-rA", "--are-report=r.json")
     result.assert_outcomes(passed=2, failed=1, xfailed=1, xpassed=1)
     assert result.ret == 1
@@ -127,8 +134,16 @@ def test_llm_options_map_into_config(pytester: pytest.Pytester, run_pytest) -> N
         )
     )
     result = run_pytest(
-        "--are-scenarios=sc", "--are-llm", "--judge-model=m1", "--judge-provider=p1", "--judge-endpoint=http://127.0.0.1:9/v1",
-        "--are-llm-cache=cache.db", "--are-llm-replay-only", "--are-llm-concurrency=3", "--are-judge-votes=3", "--are-matching=exact",
+        "--are-scenarios=sc",
+        "--are-llm",
+        "--judge-model=m1",
+        "--judge-provider=p1",
+        "--judge-endpoint=http://127.0.0.1:9/v1",
+        "--are-llm-cache=cache.db",
+        "--are-llm-replay-only",
+        "--are-llm-concurrency=3",
+        "--are-judge-votes=3",
+        "--are-matching=exact",
     )
     result.assert_outcomes(passed=1)
     seen = [json.loads(p.read_text()) for p in pytester.path.glob("seen-*.json")]
@@ -167,11 +182,46 @@ def test_header_and_summary_only_when_active(pytester: pytest.Pytester) -> None:
     assert "are-judge:" not in plain.stdout.str() and "are-judge summary" not in plain.stdout.str()
     plain.assert_outcomes(passed=1)
     helped = pytester.runpytest_subprocess("--help")
-    for flag in ("--are-scenarios", "--are-limit", "--are-matching", "--are-config", "--are-min-pass-rate", "--are-baseline",
-                 "--are-save-baseline", "--are-report", "--are-llm", "--judge-model", "--judge-provider", "--judge-endpoint",
-                 "--are-llm-cache", "--are-llm-replay-only", "--are-llm-concurrency", "--are-judge-votes",
-                 "--are-hf", "--are-hf-split", "--are-hf-config", "--are-k", "--are-min-pass-hat-k", "--are-html", "--are-md-summary"):
+    for flag in (
+        "--are-scenarios",
+        "--are-limit",
+        "--are-matching",
+        "--are-config",
+        "--are-min-pass-rate",
+        "--are-baseline",
+        "--are-save-baseline",
+        "--are-report",
+        "--are-llm",
+        "--judge-model",
+        "--judge-provider",
+        "--judge-endpoint",
+        "--are-llm-cache",
+        "--are-llm-replay-only",
+        "--are-llm-concurrency",
+        "--are-judge-votes",
+        "--are-hf",
+        "--are-hf-split",
+        "--are-hf-config",
+        "--are-k",
+        "--are-min-pass-hat-k",
+        "--are-html",
+        "--are-md-summary",
+    ):
         assert flag in helped.stdout.str(), flag
-    for ini in ("are_scenarios", "are_limit", "are_matching", "are_min_pass_rate", "are_llm", "judge_model", "are_xfail_strict",
-                "are_hf", "are_hf_split", "are_hf_config", "are_k", "are_min_pass_hat_k", "are_html", "are_md_summary"):
+    for ini in (
+        "are_scenarios",
+        "are_limit",
+        "are_matching",
+        "are_min_pass_rate",
+        "are_llm",
+        "judge_model",
+        "are_xfail_strict",
+        "are_hf",
+        "are_hf_split",
+        "are_hf_config",
+        "are_k",
+        "are_min_pass_hat_k",
+        "are_html",
+        "are_md_summary",
+    ):
         assert ini in helped.stdout.str(), ini

@@ -7,13 +7,16 @@ import json
 import shutil
 
 import pytest
-
 from conformance import CASES
 
 datasets = pytest.importorskip("datasets")
 
 # three agent runs of the cab scenario (hx_cab), numbered by their folder; ARE's verdicts:
-RUNS = {"run_1": "cab__drop__oracle_cancel", "run_2": "cab__arg__oracle_order__locations_other", "run_3": "cab__replay__exact_ids"}
+RUNS = {
+    "run_1": "cab__drop__oracle_cancel",
+    "run_2": "cab__arg__oracle_order__locations_other",
+    "run_3": "cab__replay__exact_ids",
+}
 OTHER = "calendar__arg__oracle_add__attendees_emails"  # hx_calendar: not in the dataset
 
 CONFTEST = """
@@ -65,7 +68,9 @@ def test_runs_are_paired_with_dataset_scenarios(pytester: pytest.Pytester, run_p
     assert len(seen) == 3 and all(v == ["hf", "<hf:hx_cab>"] for v in seen.values()), seen
     result.stdout.fnmatch_lines(["are-judge: scenarios=*, hf=*ds*"])
     # the three runs are numbered (run_<n> folders): pass@3 / pass^3 of 2 passes out of 3
-    result.stdout.fnmatch_lines(["repeated runs (k=3): pass@3 100.0%  pass^3 0.0%  (1 of 1 scenario(s) scored, 3 runs)"])
+    result.stdout.fnmatch_lines(
+        ["repeated runs (k=3): pass@3 100.0%  pass^3 0.0%  (1 of 1 scenario(s) scored, 3 runs)"]
+    )
 
 
 def test_run_without_dataset_scenario_is_an_error_item(pytester: pytest.Pytester, run_pytest) -> None:
@@ -76,12 +81,18 @@ def test_run_without_dataset_scenario_is_an_error_item(pytester: pytest.Pytester
     result = run_pytest("--are-scenarios=sc", "--are-hf=ds", "--are-hf-split=validation", "-rA", "--are-report=r.json")
     result.assert_outcomes(passed=2, failed=1, errors=1)
     result.stdout.fnmatch_lines(
-        ["*cal/agent.json, field scenario_id: run 'agent': no scenario 'hx_calendar' in the --are-hf dataset *ds split=validation"]
+        [
+            "*cal/agent.json, field scenario_id: run 'agent': no scenario 'hx_calendar' in the --are-hf dataset *ds split=validation"
+        ]
     )
     assert "Traceback" not in result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     err = next(r for r in report["runs"] if r["scenario_id"] == "hx_calendar")
-    assert err["verdict"] == "error" and err["outcome"] == "error" and err["nodeid"] == "sc/cal/agent.json::hx_calendar[agent]"
+    assert (
+        err["verdict"] == "error"
+        and err["outcome"] == "error"
+        and err["nodeid"] == "sc/cal/agent.json::hx_calendar[agent]"
+    )
     assert report["summary"]["errors"] == 1
 
 
@@ -100,8 +111,14 @@ def test_dataset_errors_are_usage_errors(pytester: pytest.Pytester) -> None:
     args = ("-p", "no:cacheprovider", "--are-scenarios=sc")
     cases = [
         (("--are-hf=no-such-dataset-xyz",), "ERROR: --are-hf: file no-such-dataset-xyz: dataset not found*"),
-        (("--are-hf=ds", "--are-hf-split=test"), "ERROR: --are-hf: file *ds, field split: split 'test' not found; available splits: train, validation"),
-        (("--are-hf=ds",), "ERROR: --are-hf: file *ds, field split: the dataset has several splits (train, validation); choose one*"),
+        (
+            ("--are-hf=ds", "--are-hf-split=test"),
+            "ERROR: --are-hf: file *ds, field split: split 'test' not found; available splits: train, validation",
+        ),
+        (
+            ("--are-hf=ds",),
+            "ERROR: --are-hf: file *ds, field split: the dataset has several splits (train, validation); choose one*",
+        ),
         (("--are-hf-config=execution",), "ERROR: --are-hf-config needs --are-hf (ini are_hf)"),
     ]
     for extra, message in cases:
@@ -124,7 +141,11 @@ def test_missing_hf_extra_is_a_usage_error(pytester: pytest.Pytester) -> None:
     make_dataset(pytester.path / "ds")
     make_runs(pytester.path)
     pytester.makeconftest("import sys\nsys.modules['datasets'] = None  # as if the [hf] extra were not installed\n")
-    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "--are-scenarios=sc", "--are-hf=ds")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:xdist", "-p", "no:cacheprovider", "--are-scenarios=sc", "--are-hf=ds"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --are-hf: *needs the 'datasets' package: pip install 'pytest-are-judge[[]hf[]]'"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --are-hf: *needs the 'datasets' package: pip install 'pytest-are-judge[[]hf[]]'"]
+    )
     assert "Traceback" not in result.stderr.str()

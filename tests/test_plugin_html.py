@@ -12,7 +12,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from builders import mail_scenario_yaml
 
 ODD = textwrap.dedent(
@@ -65,7 +64,9 @@ def test_html_and_markdown_reports(pytester: pytest.Pytester, run_pytest, monkey
     result = run_pytest("--are-scenarios=sc", "--are-html=out/report.html", "--are-md-summary=out/summary.md")
     result.assert_outcomes(passed=2, failed=1, xfailed=1, errors=2)
     result.stdout.fnmatch_lines(["are-judge: scenarios=*, html=*report.html, md_summary=*summary.md"])
-    result.stdout.fnmatch_lines(["HTML report: *out/report.html", "Markdown summary: *out/summary.md", "Markdown summary: *gh_summary.md"])
+    result.stdout.fnmatch_lines(
+        ["HTML report: *out/report.html", "Markdown summary: *out/summary.md", "Markdown summary: *gh_summary.md"]
+    )
 
     page = (pytester.path / "out" / "report.html").read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external resources"
@@ -108,7 +109,9 @@ def test_reports_are_identical_with_xdist(pytester: pytest.Pytester) -> None:
     write(pytester.path)
     pages, mds = [], []
     for i, extra in enumerate((("-p", "no:xdist"), ("-n", "2"))):
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *extra, "--are-scenarios=sc", f"--are-html=r{i}.html", f"--are-md-summary=s{i}.md")
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", *extra, "--are-scenarios=sc", f"--are-html=r{i}.html", f"--are-md-summary=s{i}.md"
+        )
         result.assert_outcomes(passed=2, failed=1, xfailed=1, errors=2)
         data = page_data((pytester.path / f"r{i}.html").read_text())
         pages.append(data)
@@ -147,11 +150,25 @@ def test_views_only_when_asked_and_step_summary_only_when_active(pytester: pytes
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (apt-get install -y chromium)")
 def test_plugin_html_renders_in_headless_chromium(pytester: pytest.Pytester, tmp_path) -> None:
     write(pytester.path)
-    pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "--are-scenarios=sc", "--are-html=report.html")
+    pytester.runpytest_subprocess(
+        "-p", "no:xdist", "-p", "no:cacheprovider", "--are-scenarios=sc", "--are-html=report.html"
+    )
     page = pytester.path / "report.html"
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}", "--dump-dom", page.as_uri() + "?status=error"]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--dump-dom",
+        page.as_uri() + "?status=error",
+    ]
     try:
         dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
     finally:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from pytest_are_judge.testing import FakeLLMServer
+from llm_server import FakeLLMServer
 
 pytest.importorskip("litellm")
 
@@ -54,8 +53,14 @@ def _setup(pytester: pytest.Pytester) -> None:
 
 def _llm_args(endpoint: str, *extra: str) -> list[str]:
     return [
-        "--are-scenarios=sc", "--are-config=judge.yaml", "--are-llm", "--judge-provider=openai",
-        "--judge-model=judge", f"--judge-endpoint={endpoint}", "--are-report=r.json", *extra,
+        "--are-scenarios=sc",
+        "--are-config=judge.yaml",
+        "--are-llm",
+        "--judge-provider=openai",
+        "--judge-model=judge",
+        f"--judge-endpoint={endpoint}",
+        "--are-report=r.json",
+        *extra,
     ]
 
 
@@ -92,7 +97,9 @@ def test_unreachable_model_is_an_error_never_a_pass(pytester: pytest.Pytester, r
     assert bad["verdict"] == "error" and bad["failure_kind"] == "judge_unavailable"
 
 
-def test_cached_verdicts_replay_in_ci_without_a_model(pytester: pytest.Pytester, run_pytest, server: FakeLLMServer) -> None:
+def test_cached_verdicts_replay_in_ci_without_a_model(
+    pytester: pytest.Pytester, run_pytest, server: FakeLLMServer
+) -> None:
     _setup(pytester)
     result = run_pytest(*_llm_args(server.base_url, "--are-llm-cache=verdicts.jsonl"))
     result.assert_outcomes(passed=2)

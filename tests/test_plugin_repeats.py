@@ -11,7 +11,6 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from builders import mail_scenario_yaml
 
 PASS, FAIL = "a@x.org", "b@x.org"
@@ -132,8 +131,11 @@ def test_gate_without_repeated_runs_fails_and_bad_values_are_usage_errors(pytest
     assert plain.ret == 0 and "repeated runs" not in plain.stdout.str()
     asked = pytester.runpytest_subprocess(*args, "--are-k=2")
     asked.stdout.fnmatch_lines(["repeated runs (k=2): pass@2 100.0%  pass^2 0.0%  (1 of 3 scenario(s) scored, 4 runs)"])
-    for bad, message in (("--are-k=0", "*are_k: must be at least 1, got 0*"), ("--are-min-pass-hat-k=2", "*--are-min-pass-hat-k: must be between 0 and 1*"),
-                         ("--are-min-pass-hat-k=lots", "*--are-min-pass-hat-k: expected a number*")):
+    for bad, message in (
+        ("--are-k=0", "*are_k: must be at least 1, got 0*"),
+        ("--are-min-pass-hat-k=2", "*--are-min-pass-hat-k: must be between 0 and 1*"),
+        ("--are-min-pass-hat-k=lots", "*--are-min-pass-hat-k: expected a number*"),
+    ):
         result = pytester.runpytest_subprocess(*args, bad)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, bad
         result.stderr.fnmatch_lines([message])
@@ -155,7 +157,9 @@ def test_baseline_compares_pass_hat_k_per_scenario_at_the_same_k(pytester: pytes
     # memo's m2 passes (an XPASS, non-strict: it failed in the baseline)
     write(pytester, "mail", {"run_1": PASS, "run_2": PASS, "run_3": PASS, "run_4": FAIL}, expect_fail=("run_4",))
     write(pytester, "memo", {"m1": PASS, "m2": PASS, "m3": FAIL}, expect_fail=("m3",))
-    result = run_pytest("--are-scenarios=sc", "--are-baseline=base.json", "--are-k=2", "--are-report=r.json", "--junitxml=j.xml")
+    result = run_pytest(
+        "--are-scenarios=sc", "--are-baseline=base.json", "--are-k=2", "--are-report=r.json", "--junitxml=j.xml"
+    )
     result.assert_outcomes(passed=4, xfailed=2, xpassed=1)
     assert result.ret == 1  # the pass^k regression fails the session
     # mail: pass^2 C(4,2)/C(4,2) = 1 -> C(3,2)/C(4,2) = 1/2; memo: 0 -> C(2,2)/C(3,2) = 1/3
@@ -178,7 +182,15 @@ def test_baseline_compares_pass_hat_k_per_scenario_at_the_same_k(pytester: pytes
 def test_v1_baseline_still_loads_and_compares_repeats(pytester: pytest.Pytester, run_pytest) -> None:
     """A baseline written before repeat counts existed: counts are rebuilt from its runs."""
     write(pytester, "mail", {"run_1": PASS, "run_2": PASS, "run_3": FAIL}, expect_fail=("run_3",))
-    runs = {f"sc/mail.yaml::mail[run_{i}]": {"verdict": "pass", "scenario_id": "mail", "run_id": f"run_{i}", "failure_kind": None} for i in (1, 2, 3)}
+    runs = {
+        f"sc/mail.yaml::mail[run_{i}]": {
+            "verdict": "pass",
+            "scenario_id": "mail",
+            "run_id": f"run_{i}",
+            "failure_kind": None,
+        }
+        for i in (1, 2, 3)
+    }
     (pytester.path / "v1.json").write_text(json.dumps({"schema": "pytest-are-judge/baseline-v1", "runs": runs}))
     result = run_pytest("--are-scenarios=sc", "--are-baseline=v1.json")
     result.assert_outcomes(passed=2, xfailed=1)
@@ -199,7 +211,14 @@ def test_summary_and_report_are_identical_with_xdist(pytester: pytest.Pytester) 
     write_session(pytester)
     outs = []
     for extra in (("-p", "no:xdist"), ("-n", "2")):
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *extra, "--are-scenarios=sc", "--are-min-pass-hat-k=0.2", f"--are-report=r{len(outs)}.json")
+        result = pytester.runpytest_subprocess(
+            "-p",
+            "no:cacheprovider",
+            *extra,
+            "--are-scenarios=sc",
+            "--are-min-pass-hat-k=0.2",
+            f"--are-report=r{len(outs)}.json",
+        )
         assert result.ret == 1
         report = json.loads((pytester.path / f"r{len(outs)}.json").read_text())
         outs.append((summary_section(result), report["repeats"], report["summary"]))

@@ -25,7 +25,11 @@ def _run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from builders import run, scenario
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from pytest_are_judge.judge import GraphPerEventJudge, GraphPerEventJudgeConfig
 
 TOOLS = [
@@ -35,7 +36,9 @@ def dags(draw, max_events=8, checked_delays=False, unique_args=False):
         ids = ["user_msg"] + [e["id"] for e in events]
         parents = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=min(3, len(ids)), unique=True))
         tool, mk = tools[draw(st.integers(0, len(tools) - 1))]
-        delay = draw(st.sampled_from([0.5, 1.0, 5.0, 30.0])) if checked_delays else draw(st.sampled_from([0.0, 0.5, 1.0]))
+        delay = (
+            draw(st.sampled_from([0.5, 1.0, 5.0, 30.0])) if checked_delays else draw(st.sampled_from([0.0, 0.5, 1.0]))
+        )
         events.append({"id": f"o{i}", "tool": tool, "args": mk(i), "after": parents, "delay": delay})
     return events
 
@@ -50,7 +53,9 @@ def _oracle_times(events):
 def _replay(events, order=None, times=None):
     times = times or _oracle_times(events)
     order = order or sorted(events, key=lambda e: (times[e["id"]], e["id"]))
-    return [{"id": f"agent-{e['id']}", "tool": e["tool"], "args": dict(e["args"]), "time": times[e["id"]]} for e in order]
+    return [
+        {"id": f"agent-{e['id']}", "tool": e["tool"], "args": dict(e["args"]), "time": times[e["id"]]} for e in order
+    ]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -76,11 +81,41 @@ def test_greedy_loses_a_replay_with_identical_calls_and_says_exact_would_pass():
     # Found by hypothesis: o1 and o3 are the same call; ARE's greedy order (o1 before o3) gives
     # o1 the earlier agent call (the replay of o3), so o4's parent o3 ends up after o4.
     events = [
-        {"id": "o0", "tool": "Shopping.add_to_cart", "args": {"item_id": "item0", "quantity": 1}, "after": ["user_msg"], "delay": 0.5},
-        {"id": "o1", "tool": "Calendar.delete_calendar_event", "args": {"event_id": "c1"}, "after": ["user_msg"], "delay": 5.0},
-        {"id": "o2", "tool": "Shopping.add_to_cart", "args": {"item_id": "item2", "quantity": 1}, "after": ["user_msg"], "delay": 0.5},
-        {"id": "o3", "tool": "Calendar.delete_calendar_event", "args": {"event_id": "c1"}, "after": ["o0"], "delay": 0.5},
-        {"id": "o4", "tool": "Shopping.add_to_cart", "args": {"item_id": "item1", "quantity": 1}, "after": ["user_msg", "o0", "o3"], "delay": 0.5},
+        {
+            "id": "o0",
+            "tool": "Shopping.add_to_cart",
+            "args": {"item_id": "item0", "quantity": 1},
+            "after": ["user_msg"],
+            "delay": 0.5,
+        },
+        {
+            "id": "o1",
+            "tool": "Calendar.delete_calendar_event",
+            "args": {"event_id": "c1"},
+            "after": ["user_msg"],
+            "delay": 5.0,
+        },
+        {
+            "id": "o2",
+            "tool": "Shopping.add_to_cart",
+            "args": {"item_id": "item2", "quantity": 1},
+            "after": ["user_msg"],
+            "delay": 0.5,
+        },
+        {
+            "id": "o3",
+            "tool": "Calendar.delete_calendar_event",
+            "args": {"event_id": "c1"},
+            "after": ["o0"],
+            "delay": 0.5,
+        },
+        {
+            "id": "o4",
+            "tool": "Shopping.add_to_cart",
+            "args": {"item_id": "item1", "quantity": 1},
+            "after": ["user_msg", "o0", "o3"],
+            "delay": 0.5,
+        },
     ]
     r = run(scenario(events), _replay(events))
     greedy = GREEDY.judge_run(r)

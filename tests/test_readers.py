@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conformance import TRACES
+
 from pytest_are_judge.errors import InputError
 from pytest_are_judge.judge.config import load_config
 from pytest_are_judge.readers import load_file, load_runs
@@ -123,7 +123,19 @@ runs:
 
 def test_native_scenario_with_inline_and_file_runs(tmp_path):
     (tmp_path / "demo.yaml").write_text(NATIVE)
-    (tmp_path / "bad.log.json").write_text(json.dumps([{"id": "ask", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "hi"}, "time": 1}]))
+    (tmp_path / "bad.log.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": "ask",
+                    "type": "user",
+                    "tool": "AgentUserInterface.send_message_to_agent",
+                    "args": {"content": "hi"},
+                    "time": 1,
+                }
+            ]
+        )
+    )
     runs, errors = load_runs([tmp_path])
     assert not errors
     assert [(r.run_id, r.expected) for r in runs] == [("good", None), ("bad", "fail")]
@@ -162,7 +174,19 @@ def test_line_endings_do_not_matter(tmp_path):
     for name, eol in (("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")):
         d = tmp_path / name
         d.mkdir()
-        (d / "bad.log.json").write_text(json.dumps([{"id": "ask", "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": "hi"}, "time": 1}]))
+        (d / "bad.log.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "id": "ask",
+                        "type": "user",
+                        "tool": "AgentUserInterface.send_message_to_agent",
+                        "args": {"content": "hi"},
+                        "time": 1,
+                    }
+                ]
+            )
+        )
         (d / "demo.yaml").write_bytes(NATIVE.replace("\n", eol).encode())
         runs = [r.model_dump(mode="json") for r in load_file(d / "demo.yaml").runs]
         seen.append(json.dumps(runs).replace(str(d), "<dir>"))
@@ -183,7 +207,9 @@ def test_schema_is_published_and_current():
     assert schema["title"] == "pytest-are-judge scenario"
     assert "events" in schema["properties"]
     published = Path(__file__).parent.parent / "docs" / "scenario.schema.json"
-    assert json.loads(published.read_text()) == schema, "regenerate with: are-judge --schema > docs/scenario.schema.json"
+    assert json.loads(published.read_text()) == schema, (
+        "regenerate with: are-judge --schema > docs/scenario.schema.json"
+    )
 
 
 def test_dependency_cycle_is_named(tmp_path):
@@ -199,8 +225,17 @@ def test_dependency_cycle_is_named(tmp_path):
 
 
 def test_condition_events_with_non_app_actions_are_tolerated(cab):
-    cab["events"].append({"class_name": "ConditionCheckEvent", "event_type": "CONDITION", "event_time": None, "event_id": "cond_1",
-                          "dependencies": ["user_msg_0"], "event_relative_time": 1.0, "action": {"function": "<lambda>", "args": []}})
+    cab["events"].append(
+        {
+            "class_name": "ConditionCheckEvent",
+            "event_type": "CONDITION",
+            "event_time": None,
+            "event_id": "cond_1",
+            "dependencies": ["user_msg_0"],
+            "event_relative_time": 1.0,
+            "action": {"function": "<lambda>", "args": []},
+        }
+    )
     run = read_export(cab, file="cab.json")
     cond = next(e for e in run.scenario.events if e.event_id == "cond_1")
     assert cond.action is None
@@ -210,11 +245,27 @@ def test_add_email_by_the_agent_counts_as_env_event(cab):
     from pytest_are_judge.judge.events import judged_events, preprocess
     from pytest_are_judge.model import Event, EventType, OperationType, ToolCall
 
-    ev = Event(event_id="x", event_type=EventType.AGENT, action=ToolCall(app="Emails", app_class="EmailClientV2", function="add_email", operation_type=OperationType.WRITE))
+    ev = Event(
+        event_id="x",
+        event_type=EventType.AGENT,
+        action=ToolCall(
+            app="Emails", app_class="EmailClientV2", function="add_email", operation_type=OperationType.WRITE
+        ),
+    )
     assert preprocess(ev).event_type == EventType.ENV
-    mk = Event(event_id="y", event_type=EventType.AGENT, action=ToolCall(app="Files", app_class="SandboxLocalFileSystem", function="makedirs", operation_type=OperationType.WRITE))
+    mk = Event(
+        event_id="y",
+        event_type=EventType.AGENT,
+        action=ToolCall(
+            app="Files", app_class="SandboxLocalFileSystem", function="makedirs", operation_type=OperationType.WRITE
+        ),
+    )
     assert preprocess(mk).tool_name == "SandboxLocalFileSystem__mkdir"
     files_mk = mk.model_copy(update={"action": mk.action.model_copy(update={"app_class": "Files"})})
     assert preprocess(files_mk).tool_name == "Files__makedirs"  # ARE Q19, kept
-    quote = Event(event_id="q", event_type=EventType.AGENT, action=ToolCall(app="Cabs", app_class="CabApp", function="get_quotation", operation_type=OperationType.WRITE))
+    quote = Event(
+        event_id="q",
+        event_type=EventType.AGENT,
+        action=ToolCall(app="Cabs", app_class="CabApp", function="get_quotation", operation_type=OperationType.WRITE),
+    )
     assert judged_events([quote]) == []

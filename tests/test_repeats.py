@@ -8,7 +8,14 @@ from math import comb
 
 import pytest
 
-from pytest_are_judge.repeats import compare_repeats, group_runs, pass_at_k, pass_hat_k, run_number_of, summarize_repeats
+from pytest_are_judge.repeats import (
+    compare_repeats,
+    group_runs,
+    pass_at_k,
+    pass_hat_k,
+    run_number_of,
+    summarize_repeats,
+)
 
 
 def brute(n: int, c: int, k: int) -> tuple[float, float]:

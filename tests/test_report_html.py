@@ -10,17 +10,30 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conformance import CASES
+
 from pytest_are_judge.api import effective_config, judge_run
 from pytest_are_judge.evaluators import run_evaluators
 from pytest_are_judge.readers import load_file, load_runs
-from pytest_are_judge.report import build_report, mermaid_graph, render_html, render_markdown, run_view, write_markdown_summary
+from pytest_are_judge.report import (
+    build_report,
+    mermaid_graph,
+    render_html,
+    render_markdown,
+    run_view,
+    write_markdown_summary,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "example_scenarios" / "code_judges" / "meeting_moved.yaml"
-CASE_NAMES = ["cab__drop__oracle_cancel", "cab__time_shift_out__oracle_order_plus26", "cab__arg__oracle_order__locations_other"]
-CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome", "chrome") if shutil.which(n)), None)
+CASE_NAMES = [
+    "cab__drop__oracle_cancel",
+    "cab__time_shift_out__oracle_order_plus26",
+    "cab__arg__oracle_order__locations_other",
+]
+CHROMIUM = next(
+    (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome", "chrome") if shutil.which(n)), None
+)
 
 
 def case_view(name: str) -> dict:
@@ -110,7 +123,9 @@ def test_html_is_self_contained_and_escapes_data():
     assert json.loads(data)["runs"] == json.loads(json.dumps(report["runs"]))
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary found (CI: apt-get update && apt-get install -y chromium)")
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium binary found (CI: apt-get update && apt-get install -y chromium)"
+)
 def test_html_renders_in_headless_chromium(tmp_path):
     report = make_report()
     if not report["runs"]:
@@ -118,20 +133,36 @@ def test_html_renders_in_headless_chromium(tmp_path):
     page = tmp_path / "report.html"
     page.write_text(render_html(report))
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}"]
+    base = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+    ]
     try:
-        dom = subprocess.run([*base, "--dump-dom", page.as_uri() + "?status=failed"], capture_output=True, text=True, timeout=120).stdout
+        dom = subprocess.run(
+            [*base, "--dump-dom", page.as_uri() + "?status=failed"], capture_output=True, text=True, timeout=120
+        ).stdout
         shot = tmp_path / "report.png"
-        subprocess.run([*base, "--hide-scrollbars", "--window-size=1280,1400", f"--screenshot={shot}", page.as_uri()],
-                       capture_output=True, timeout=120, cwd=tmp_path)
+        subprocess.run(
+            [*base, "--hide-scrollbars", "--window-size=1280,1400", f"--screenshot={shot}", page.as_uri()],
+            capture_output=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     n = len(report["runs"])
     failed = sum(r["status"] == "failed" for r in report["runs"])
     assert f'data-rendered="{n}"' in dom, dom[:2000]
     assert f"{failed} of {n} runs shown" in dom  # ?status=failed applied by the page's JS
-    assert dom.count('<tr data-status=') == n
+    assert dom.count("<tr data-status=") == n
     assert len(re.findall(r'<g class="node n-failed"', dom)) >= 1
     assert 'class="window"' in dom and 'class="failure"' in dom
     for r in report["runs"]:

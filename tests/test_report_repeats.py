@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from pytest_are_judge.repeats import compare_repeats, summarize_repeats
 from pytest_are_judge.report import build_report, render_html, render_markdown
 from pytest_are_judge.report.markdown import repeats_markdown
-from pytest_are_judge.repeats import compare_repeats, summarize_repeats
 
 
 def records(**counts: tuple[int, int]) -> list[dict]:

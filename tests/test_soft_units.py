@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+from pathlib import Path
 
 import pytest
 
@@ -126,7 +127,7 @@ def test_every_model_checker_has_a_prompt_with_the_verdict_instruction():
 
 # ------------------------------------------------------------------- options
 def test_options_are_validated_with_clear_errors():
-    with pytest.raises(InputError, match="llm_options.*concurency"):
+    with pytest.raises(InputError, match=r"llm_options.*concurency"):
         parse_options({"concurency": 3})
     with pytest.raises(InputError, match="replay_only needs cache_path"):
         parse_options({"replay_only": True})
@@ -149,7 +150,11 @@ def test_model_defaults_and_env_twins(monkeypatch):
     for k in ("ARE_JUDGE_MODEL", "ARE_JUDGE_PROVIDER", "ARE_JUDGE_ENDPOINT", "ARE_JUDGE_API_KEY"):
         monkeypatch.delenv(k, raising=False)
     j = build_soft_judge(GraphPerEventJudgeConfig(llm=True))
-    assert (j.settings.model, j.settings.provider, j.settings.endpoint) == (DEFAULT_JUDGE_MODEL, DEFAULT_JUDGE_PROVIDER, None)
+    assert (j.settings.model, j.settings.provider, j.settings.endpoint) == (
+        DEFAULT_JUDGE_MODEL,
+        DEFAULT_JUDGE_PROVIDER,
+        None,
+    )
     assert j.settings.litellm_model == "huggingface/meta-llama/Meta-Llama-3.3-70B-Instruct"
     monkeypatch.setenv("ARE_JUDGE_MODEL", "gpt-4o-mini")
     monkeypatch.setenv("ARE_JUDGE_PROVIDER", "openai")
@@ -198,7 +203,7 @@ def test_cache_concurrent_writers_do_not_corrupt(tmp_path):
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    lines = [x for x in open(path, encoding="utf-8").read().splitlines() if x]
+    lines = [x for x in Path(path).read_text(encoding="utf-8").splitlines() if x]
     assert len(lines) == 800
     assert all(json.loads(line)["key"] for line in lines)
     assert len(VerdictCache(path)) == 800

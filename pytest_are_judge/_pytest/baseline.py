@@ -36,7 +36,9 @@ def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, dict[str, i
     for nodeid, entry in runs.items():
         verdict = entry.get("verdict") if isinstance(entry, dict) else entry
         if verdict not in ("pass", "fail", "error"):
-            raise pytest.UsageError(f"--are-baseline: {path}: run {nodeid!r} has verdict {verdict!r} (expected pass, fail or error)")
+            raise pytest.UsageError(
+                f"--are-baseline: {path}: run {nodeid!r} has verdict {verdict!r} (expected pass, fail or error)"
+            )
         out[nodeid] = verdict
     repeats = data.get("repeats")
     if repeats is None:  # v1: rebuilt from the runs
@@ -44,7 +46,9 @@ def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, dict[str, i
     elif not isinstance(repeats, dict) or not all(
         isinstance(r, dict) and _count(r.get("n")) and _count(r.get("c")) and r["c"] <= r["n"] for r in repeats.values()
     ):
-        raise pytest.UsageError(f"--are-baseline: {path}: 'repeats' must map scenario ids to {{\"n\": runs, \"c\": passed}} with c <= n")
+        raise pytest.UsageError(
+            f'--are-baseline: {path}: \'repeats\' must map scenario ids to {{"n": runs, "c": passed}} with c <= n'
+        )
     return out, {str(sid): {"n": r["n"], "c": r["c"]} for sid, r in repeats.items()}
 
 
@@ -65,7 +69,12 @@ def save_baseline(path: str, records: dict[str, dict[str, Any]]) -> None:
     data = {
         "schema": BASELINE_SCHEMA,
         "runs": {
-            nodeid: {"verdict": rec["verdict"], "scenario_id": rec.get("scenario_id"), "run_id": rec.get("run_id"), "failure_kind": rec.get("failure_kind")}
+            nodeid: {
+                "verdict": rec["verdict"],
+                "scenario_id": rec.get("scenario_id"),
+                "run_id": rec.get("run_id"),
+                "failure_kind": rec.get("failure_kind"),
+            }
             for nodeid, rec in sorted(records.items())
         },
         "repeats": repeat_counts(records),

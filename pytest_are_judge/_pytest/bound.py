@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pytest
 
@@ -23,15 +24,19 @@ def _fail(exc: InputError) -> None:
 class BoundJudge:
     """A judge for one test: session config, then ``judge_config`` fixture, then markers."""
 
-    def __init__(self, config: pytest.Config, node: pytest.Item, overrides: dict[str, Any], base: GraphPerEventJudgeConfig) -> None:
+    def __init__(
+        self, config: pytest.Config, node: pytest.Item, overrides: dict[str, Any], base: GraphPerEventJudgeConfig
+    ) -> None:
         self._pytest_config = config
         self._node = node
         self.overrides = dict(overrides)
-        self.config = config_from_mapping(self.overrides, source="judge_config fixture/marker", base=base) if overrides else base
+        self.config = (
+            config_from_mapping(self.overrides, source="judge_config fixture/marker", base=base) if overrides else base
+        )
         self._base = base
 
     @classmethod
-    def create(cls, config: pytest.Config, node: pytest.Item, overrides: dict[str, Any]) -> "BoundJudge":
+    def create(cls, config: pytest.Config, node: pytest.Item, overrides: dict[str, Any]) -> BoundJudge:
         __tracebackhide__ = True
         try:
             return cls(config, node, overrides, session_config(config))
@@ -50,7 +55,13 @@ class BoundJudge:
         if isinstance(agent, Run):
             return agent
         if isinstance(agent, (str, Path)):
-            return load_run(self._pytest_config, Path(str(self._node.path)).parent, agent, None, oracle if isinstance(oracle, (str, Path)) else None)
+            return load_run(
+                self._pytest_config,
+                Path(str(self._node.path)).parent,
+                agent,
+                None,
+                oracle if isinstance(oracle, (str, Path)) else None,
+            )
         if not isinstance(oracle, Scenario):
             raise TypeError("are_judge(events, oracle): oracle must be a Scenario when agent is a list of events")
         return Run(scenario=oracle, events=list(agent))
@@ -63,7 +74,9 @@ class BoundJudge:
 
     __call__ = judge
 
-    def assert_judged(self, agent: Run | Iterable[Event] | str | Path, oracle: Scenario | str | Path | None = None) -> Judgment:
+    def assert_judged(
+        self, agent: Run | Iterable[Event] | str | Path, oracle: Scenario | str | Path | None = None
+    ) -> Judgment:
         """Judge and raise :class:`JudgmentError` (reported as the rich rendering) unless it passes."""
         __tracebackhide__ = True
         judgment = self.judge(agent, oracle)
@@ -101,11 +114,14 @@ def load_run(config: pytest.Config, base: Path, path: str | Path, run: str | Non
         if run is not None:
             chosen = [r for r in runs if r.run_id == run]
             if not chosen:
-                raise InputError(f"no run {run!r}; runs: {', '.join(r.run_id for r in runs) or 'none'}", file=str(p), field="run")
+                raise InputError(
+                    f"no run {run!r}; runs: {', '.join(r.run_id for r in runs) or 'none'}", file=str(p), field="run"
+                )
             return chosen[0]
         if len(runs) != 1:
             raise InputError(
-                f"expected exactly one run, found {len(runs)}" + (f" ({', '.join(r.run_id for r in runs)}): pass run=..." if runs else ""),
+                f"expected exactly one run, found {len(runs)}"
+                + (f" ({', '.join(r.run_id for r in runs)}): pass run=..." if runs else ""),
                 file=str(p),
             )
         return runs[0]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pytest
 
@@ -18,7 +18,6 @@ from ..model import Run
 from ..readers._load import SCENARIO_SUFFIXES, LoadedFile, _ignored, load_file
 from ..readers.are_json import read_export
 from ..repeats import run_number_of
-
 
 
 class CouldNotJudge(Exception):
@@ -32,14 +31,14 @@ class CouldNotJudge(Exception):
 class ScenarioIndex:
     """The scenario roots of this session, and a per-process cache of loaded files."""
 
-    def __init__(self, roots: Iterable[Path], hf: dict[str, list[dict[str, Any]]] | None = None, hf_label: str | None = None) -> None:
+    def __init__(
+        self, roots: Iterable[Path], hf: dict[str, list[dict[str, Any]]] | None = None, hf_label: str | None = None
+    ) -> None:
         self.roots = [Path(os.path.abspath(r)) for r in roots]
         self._root_strs = [(str(r), str(r).rstrip(os.sep) + os.sep, r) for r in self.roots]
         self.hf = hf
         """``--are-hf`` scenarios: every collected run is paired with the dataset scenario of its id."""
         self.hf_label = hf_label
-        self.freeze_gc = False
-        """Set by the session while collecting: freeze the GC's view of each collected file."""
         self._loaded: dict[Path, LoadedFile | InputError] = {}
         self._oracles: dict[Path, dict[str | None, tuple[dict[str, Any], str]]] = {}
 
@@ -83,7 +82,12 @@ class ScenarioIndex:
             root = self.root_of(path)
             if root is not None and root.is_dir():
                 for sibling in sorted(folder.iterdir()):
-                    if sibling == path or not sibling.is_file() or sibling.suffix.lower() != ".json" or _ignored(sibling, root):
+                    if (
+                        sibling == path
+                        or not sibling.is_file()
+                        or sibling.suffix.lower() != ".json"
+                        or _ignored(sibling, root)
+                    ):
                         continue
                     name = sibling.name.lower()
                     if name.startswith("agent") or ".agent." in name or ".run" in name:
@@ -148,19 +152,26 @@ def expects_failure(run: Run) -> bool:
 def scenario_items(parent: pytest.Collector, path: Path, index: ScenarioIndex, file_nodeid: str) -> list[pytest.Item]:
     """The items of one scenario file: one per run to judge, or one load-error item.
 
-    ``parent`` is the file's own node (:class:`ScenarioFile`) or, when the whole folder is
-    collected, the folder's (:class:`~._pytest.folder.ScenarioDir`); the node ids are the same
-    (``<file>::<scenario>[<run>]``) either way."""
+    ``parent`` is the file's own node (:class:`ScenarioFile`); node ids are
+    ``<file>::<scenario>[<run>]``."""
     try:
         runs = index.runs(path)
         names: set[str] = set()
         for run in runs:
             name = item_name(run)
             if name in names:
-                raise InputError(f"two runs are named {run.run_id!r} for scenario {run.scenario.scenario_id!r}", file=str(path), field="runs.id")
+                raise InputError(
+                    f"two runs are named {run.run_id!r} for scenario {run.scenario.scenario_id!r}",
+                    file=str(path),
+                    field="runs.id",
+                )
             names.add(name)
     except InputError as exc:
-        return [LoadErrorItem.from_parent(parent, name="load_error", path=path, nodeid=f"{file_nodeid}::load_error", error=exc)]
+        return [
+            LoadErrorItem.from_parent(
+                parent, name="load_error", path=path, nodeid=f"{file_nodeid}::load_error", error=exc
+            )
+        ]
     items: list[pytest.Item] = []
     strict = parent.config.stash.get(XFAIL_STRICT_KEY, True)
     for run in runs:
@@ -168,13 +179,17 @@ def scenario_items(parent: pytest.Collector, path: Path, index: ScenarioIndex, f
         run, pair_error = index.pair(run)
         # an explicit nodeid string: "scenario[run]" then parses like a parametrised id
         # (pytest >= 9 keeps structured ids; --lf compares them)
-        item = ScenarioItem.from_parent(parent, name=name, path=path, nodeid=f"{file_nodeid}::{name}", run=run, pair_error=pair_error)
+        item = ScenarioItem.from_parent(
+            parent, name=name, path=path, nodeid=f"{file_nodeid}::{name}", run=run, pair_error=pair_error
+        )
         if expects_failure(run):
-            item.add_marker(pytest.mark.xfail(reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError))
+            item.add_marker(
+                pytest.mark.xfail(
+                    reason="expected to fail (declared known-bad run)", strict=strict, raises=JudgmentError
+                )
+            )
         items.append(item)
     index.release(path)
-    if index.freeze_gc:
-        gc.freeze()
     return items
 
 
@@ -221,7 +236,14 @@ def _jsonable(data: Any) -> Any:
     return json.loads(json.dumps(data, default=str))
 
 
-def run_record(item: pytest.Item, run: Run | None, judgment: Judgment | None, *, error: InputError | None = None, seconds: float = 0.0) -> dict[str, Any]:
+def run_record(
+    item: pytest.Item,
+    run: Run | None,
+    judgment: Judgment | None,
+    *,
+    error: InputError | None = None,
+    seconds: float = 0.0,
+) -> dict[str, Any]:
     """What the controller needs to know about one judged run (JSON-able, travels with reports)."""
     rec: dict[str, Any] = {
         "nodeid": item.nodeid,
@@ -251,7 +273,14 @@ def run_record(item: pytest.Item, run: Run | None, judgment: Judgment | None, *,
         if d["failure_detail"] is None and not d.get("extras"):
             return rec  # a pass: only strings, numbers and str->str maps, JSON as it is
     else:
-        rec.update(verdict="error", failure_kind="input_error", categories=["input_error"], failure=str(error) if error else "could not judge", failure_detail=None, matches={})
+        rec.update(
+            verdict="error",
+            failure_kind="input_error",
+            categories=["input_error"],
+            failure=str(error) if error else "could not judge",
+            failure_detail=None,
+            matches={},
+        )
     return _jsonable(rec)
 
 
@@ -266,7 +295,7 @@ def item_view(item: pytest.Item, run: Run, judgment: Judgment, cfg: Any) -> dict
         # scenario's own judge_config from being applied over it a second time
         bare = run.model_copy(update={"scenario": run.scenario.model_copy(update={"judge_config": None})})
         view = _jsonable(run_view(bare, judgment, cfg))
-    except Exception as exc:  # noqa: BLE001 - the run is still listed, with its failure text
+    except Exception as exc:
         view = error_view(item, judgment.render(), run=run, judgment=judgment)
         view["plan_error"] = f"{type(exc).__name__}: {exc}"
         return view
@@ -276,7 +305,9 @@ def item_view(item: pytest.Item, run: Run, judgment: Judgment, cfg: Any) -> dict
     return view
 
 
-def error_view(item: pytest.Item, text: str, *, run: Run | None = None, judgment: Judgment | None = None) -> dict[str, Any]:
+def error_view(
+    item: pytest.Item, text: str, *, run: Run | None = None, judgment: Judgment | None = None
+) -> dict[str, Any]:
     """A report view for a run that was not judged (load error, no dataset scenario...): no graph,
     but listed with its error text, as the offline CLI does."""
     from ..report.view import unjudged_view

@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,9 @@ def marker_overrides(node: pytest.Item) -> dict[str, Any]:
     for mark in reversed(list(node.iter_markers("judge_config"))):
         for arg in mark.args:
             if not isinstance(arg, dict):
-                raise pytest.UsageError(f"{node.nodeid}: judge_config marker takes keyword arguments or one dict, got {arg!r}")
+                raise pytest.UsageError(
+                    f"{node.nodeid}: judge_config marker takes keyword arguments or one dict, got {arg!r}"
+                )
             merged.update(arg)
         merged.update(mark.kwargs)
     return merged
@@ -57,7 +60,11 @@ def are_scenario(request: pytest.FixtureRequest) -> Any:
     if not mark.args and "path" not in mark.kwargs:
         raise pytest.UsageError(f"{request.node.nodeid}: are_scenario marker needs a path")
     path = mark.args[0] if mark.args else mark.kwargs["path"]
-    return {"path": path, "run": mark.kwargs.get("run", mark.args[1] if len(mark.args) > 1 else None), "oracle": mark.kwargs.get("oracle")}
+    return {
+        "path": path,
+        "run": mark.kwargs.get("run", mark.args[1] if len(mark.args) > 1 else None),
+        "oracle": mark.kwargs.get("oracle"),
+    }
 
 
 @pytest.fixture
@@ -72,7 +79,9 @@ def load_scenario(request: pytest.FixtureRequest, are_scenario: Any) -> Callable
         __tracebackhide__ = True
         if path is None:
             if are_scenario is None:
-                pytest.fail("load_scenario(): no path given and no @pytest.mark.are_scenario(...) on the test", pytrace=False)
+                pytest.fail(
+                    "load_scenario(): no path given and no @pytest.mark.are_scenario(...) on the test", pytrace=False
+                )
             from .helpers import describe_target
 
             path, bound_run, bound_oracle = describe_target(are_scenario)

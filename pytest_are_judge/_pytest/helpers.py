@@ -16,7 +16,7 @@ def judgment_longrepr(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExcep
     try:
         tb = excinfo.traceback.filter(excinfo)
         entry = tb[-1] if len(tb) else None
-    except Exception:  # noqa: BLE001 - never lose the report because of the location line
+    except Exception:
         entry = None
     head = ""
     if entry is not None:
@@ -26,9 +26,11 @@ def judgment_longrepr(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExcep
             path = str(entry.path)
         try:
             statement = str(entry.statement).strip()
-        except Exception:  # noqa: BLE001
+        except Exception:
             statement = ""
-        head = f"{path}:{entry.lineno + 1}: in {entry.name}\n" + "".join(f"    {line}\n" for line in statement.splitlines())
+        head = f"{path}:{entry.lineno + 1}: in {entry.name}\n" + "".join(
+            f"    {line}\n" for line in statement.splitlines()
+        )
     return head + judgment.render()
 
 

@@ -35,7 +35,11 @@ def _judge_for(config: pytest.Config, cfg: GraphPerEventJudgeConfig) -> GraphPer
 
 
 def config_for_run(
-    config: pytest.Config, run: Run, overrides: dict[str, Any] | None = None, *, base: GraphPerEventJudgeConfig | None = None
+    config: pytest.Config,
+    run: Run,
+    overrides: dict[str, Any] | None = None,
+    *,
+    base: GraphPerEventJudgeConfig | None = None,
 ) -> GraphPerEventJudgeConfig:
     """session config -> scenario file's judge_config -> ``overrides`` -> adjust_config hook."""
     cfg = effective_config(base if base is not None else session_config(config), run.scenario)
@@ -71,7 +75,13 @@ def judge_with_config(
         cfg = config_for_run(config, run, overrides, base=base)
     except InputError as exc:
         cfg = None
-        judgment = Judgment(success=False, failure=exc.to_failure(), scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source)
+        judgment = Judgment(
+            success=False,
+            failure=exc.to_failure(),
+            scenario_id=run.scenario.scenario_id,
+            run_id=run.run_id,
+            source=run.source,
+        )
     else:
         judgment = _judge_for(config, cfg).judge_run(run)
         if getattr(cfg, "evaluators", None):

@@ -42,7 +42,9 @@ def outcome_of(report: Any) -> str | None:
     return None
 
 
-def summarize(records: dict[str, dict[str, Any]], outcomes: dict[str, str], min_pass_rate: float | None) -> dict[str, Any]:
+def summarize(
+    records: dict[str, dict[str, Any]], outcomes: dict[str, str], min_pass_rate: float | None
+) -> dict[str, Any]:
     verdicts = Counter(r["verdict"] for r in records.values())
     categories: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
@@ -84,7 +86,9 @@ def write_report(
 
     runs = []
     for nodeid, rec in sorted(records.items()):
-        runs.append({**rec, "outcome": outcomes.get(nodeid, "not_run"), "baseline": (baseline_verdicts or {}).get(nodeid)})
+        runs.append(
+            {**rec, "outcome": outcomes.get(nodeid, "not_run"), "baseline": (baseline_verdicts or {}).get(nodeid)}
+        )
     data = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": "pytest-are-judge",
@@ -100,8 +104,6 @@ def write_report(
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-
-
 
 
 def summary_lines(
@@ -136,7 +138,8 @@ def summary_lines(
         lines += repeat_lines(repeats)
     if llm_usage:
         lines.append(
-            "LLM usage: " + "  ".join(f"{k}: {llm_usage[k]:.4f}" if k == "cost_usd" else f"{k}: {llm_usage[k]}" for k in llm_usage)
+            "LLM usage: "
+            + "  ".join(f"{k}: {llm_usage[k]:.4f}" if k == "cost_usd" else f"{k}: {llm_usage[k]}" for k in llm_usage)
         )
     if gate_message:
         lines.append(gate_message)
@@ -157,14 +160,18 @@ def repeat_records(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def repeats_summary(records: dict[str, dict[str, Any]], k: int | None, min_pass_hat_k: float | None) -> dict[str, Any] | None:
+def repeats_summary(
+    records: dict[str, dict[str, Any]], k: int | None, min_pass_hat_k: float | None
+) -> dict[str, Any] | None:
     """:func:`~pytest_are_judge.repeats.repeats_report` of the session's runs (as the offline CLI)."""
     from ..repeats import repeats_report
 
     return repeats_report(repeat_records(records), k=k, min_pass_hat_k=min_pass_hat_k)
 
 
-def compare_repeat_baseline(baseline_counts: dict[str, dict[str, int]], records: dict[str, dict[str, Any]], k: int) -> dict[str, Any]:
+def compare_repeat_baseline(
+    baseline_counts: dict[str, dict[str, int]], records: dict[str, dict[str, Any]], k: int
+) -> dict[str, Any]:
     """Per-scenario comparison with the baseline's repeat counts at the same ``k``."""
     from ..repeats import compare_repeats, records_from_counts
 
@@ -182,7 +189,9 @@ def repeat_lines(repeats: dict[str, Any]) -> list[str]:
     ]
     shown = {sid: r for sid, r in repeats["scenarios"].items() if r["n"] >= 2 or r["pass_hat_k"] is not None}
     if shown:
-        rows = [[sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])] for sid, r in shown.items()]
+        rows = [
+            [sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])] for sid, r in shown.items()
+        ]
         headers = ["scenario", "runs", "passed", f"pass@{k}", f"pass^{k}"]
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
         for row in [headers, *rows]:
@@ -192,7 +201,9 @@ def repeat_lines(repeats: dict[str, Any]) -> list[str]:
         lines.append(f"  ({single} scenario(s) with a single run, fewer than k={k}: not scored)")
     base = repeats.get("baseline")
     if base is not None:
-        lines.append(f"repeats vs baseline {base['path']} (k={k}): {len(base['regressed'])} regressed, {len(base['improved'])} improved")
+        lines.append(
+            f"repeats vs baseline {base['path']} (k={k}): {len(base['regressed'])} regressed, {len(base['improved'])} improved"
+        )
         for label in ("regressed", "improved"):
             for sid in base[label]:
                 row = base["scenarios"][sid]
@@ -219,11 +230,20 @@ def repeat_properties(repeats: dict[str, Any]) -> list[tuple[str, Any]]:
     props += [("are_pass_at_k", _num(o["pass_at_k"])), ("are_pass_hat_k", _num(o["pass_hat_k"]))]
     for sid, row in repeats["scenarios"].items():
         if row["pass_hat_k"] is not None:
-            props += [(f"are_pass_at_k_{_prop_name(sid)}", _num(row["pass_at_k"])), (f"are_pass_hat_k_{_prop_name(sid)}", _num(row["pass_hat_k"]))]
+            props += [
+                (f"are_pass_at_k_{_prop_name(sid)}", _num(row["pass_at_k"])),
+                (f"are_pass_hat_k_{_prop_name(sid)}", _num(row["pass_hat_k"])),
+            ]
     if repeats.get("min_pass_hat_k") is not None:
-        props += [("are_min_pass_hat_k", repeats["min_pass_hat_k"]), ("are_pass_hat_k_gate_passed", repeats["gate_passed"])]
+        props += [
+            ("are_min_pass_hat_k", repeats["min_pass_hat_k"]),
+            ("are_pass_hat_k_gate_passed", repeats["gate_passed"]),
+        ]
     if repeats.get("baseline") is not None:
-        props += [("are_repeat_regressions", len(repeats["baseline"]["regressed"])), ("are_repeat_improvements", len(repeats["baseline"]["improved"]))]
+        props += [
+            ("are_repeat_regressions", len(repeats["baseline"]["regressed"])),
+            ("are_repeat_improvements", len(repeats["baseline"]["improved"])),
+        ]
     return props
 
 
@@ -237,10 +257,17 @@ def _record_view(nodeid: str, rec: dict[str, Any]) -> dict[str, Any]:
     return unjudged_view(
         failure_text=rec.get("failure") or "",
         status={"pass": "passed", "fail": "failed"}.get(rec.get("verdict"), "error"),
-        nodeid=nodeid, scenario_id=rec.get("scenario_id"), run_id=rec.get("run_id") or nodeid, name=nodeid,
-        source=rec.get("path"), failure_kind=rec.get("failure_kind"), categories=rec.get("categories") or [],
-        nb_turns=rec.get("nb_turns") or 0, turns_judged=rec.get("turns_judged") or 0,
-        expected=rec.get("expected"), run_number=rec.get("run_number"),
+        nodeid=nodeid,
+        scenario_id=rec.get("scenario_id"),
+        run_id=rec.get("run_id") or nodeid,
+        name=nodeid,
+        source=rec.get("path"),
+        failure_kind=rec.get("failure_kind"),
+        categories=rec.get("categories") or [],
+        nb_turns=rec.get("nb_turns") or 0,
+        turns_judged=rec.get("turns_judged") or 0,
+        expected=rec.get("expected"),
+        run_number=rec.get("run_number"),
     )
 
 
@@ -297,6 +324,15 @@ def local_usage() -> dict[str, Any] | None:
         return None
     try:
         totals = fn()
-    except Exception:  # noqa: BLE001 - usage is informative only
+    except Exception:
         return None
     return dict(totals) if totals else None
+
+
+def reset_local_usage() -> None:
+    """Zero this process's LLM usage counters (if the soft module was loaded at all)."""
+    import sys
+
+    usage_mod = sys.modules.get("pytest_are_judge.soft.usage")
+    if usage_mod is not None:
+        usage_mod.reset_usage()

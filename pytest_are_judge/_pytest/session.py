@@ -7,7 +7,6 @@ so ``pytest -n N`` gives the same summary, gating and baseline results as ``-n 0
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -27,8 +26,6 @@ class AreJudgeSession:
         self.config = config
         self.settings: Settings = settings(config)
         self.index: Any = None
-        self.folders: Any = None
-        """Which folders are collected without a node per file (``_pytest/folder.py``)."""
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
         self.worker_usage: list[dict[str, Any]] = []
@@ -80,39 +77,20 @@ class AreJudgeSession:
             existing.append(r)
         config.args[:] = args
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_collection(self, session: pytest.Session) -> Any:
-        # Every collected run stays in memory until its item runs, so the heap grows by tens of
-        # objects per scenario file and the cyclic GC rescans it again and again (a third of
-        # the GC time of a 2,000-file session went there).  While collecting, each scenario
-        # file's objects are moved out of the collector's reach (gc.freeze, O(1)) and all are
-        # handed back when collection ends: nothing is kept from the collector for longer than
-        # the collection itself, and a user's own gc.freeze() is left alone.
-        freeze = self.index is not None and gc.isenabled() and gc.get_freeze_count() == 0
-        if self.index is not None:
-            self.index.freeze_gc = freeze
-        try:
-            return (yield)
-        finally:
-            if freeze:
-                self.index.freeze_gc = False
-                gc.unfreeze()
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # LLM usage is counted per process; a session reports only its own calls (several
+        # sessions can share a process: pytester's in-process runs, pytest.main() in a loop)
+        from .reporting import reset_local_usage
+
+        reset_local_usage()
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         return [self.settings.header()]
 
-    @pytest.hookimpl(tryfirst=True, optionalhook=True)  # the hook exists from pytest 8 on
-    def pytest_collect_directory(self, path: Path, parent: pytest.Collector) -> Any:
-        if self.index is None:
-            return None
-        from .folder import FolderPolicy, scenario_dir
-
-        if self.folders is None:
-            self.folders = FolderPolicy(self.config, self.index)
-        return scenario_dir(parent, path, self.folders)
-
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
-        if self.index is None or not self.index.wants(file_path if file_path.is_absolute() else Path(os.path.abspath(file_path))):
+        if self.index is None or not self.index.wants(
+            file_path if file_path.is_absolute() else Path(os.path.abspath(file_path))
+        ):
             return None
         from .collection import ScenarioFile
 
@@ -121,7 +99,9 @@ class AreJudgeSession:
         return node
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         from .collection import LoadErrorItem, ScenarioItem
 
         ours = [i for i in items if isinstance(i, (ScenarioItem, LoadErrorItem))]
@@ -134,9 +114,14 @@ class AreJudgeSession:
             from ..judgment.result import JudgmentError
 
             for item in items:
-                if isinstance(item, ScenarioItem) and self.baseline_verdicts.get(item.nodeid) in ("fail", "error"):
-                    if item.get_closest_marker("xfail") is None:
-                        item.add_marker(pytest.mark.xfail(reason="failed in baseline too", strict=False, raises=JudgmentError))
+                if (
+                    isinstance(item, ScenarioItem)
+                    and self.baseline_verdicts.get(item.nodeid) in ("fail", "error")
+                    and item.get_closest_marker("xfail") is None
+                ):
+                    item.add_marker(
+                        pytest.mark.xfail(reason="failed in baseline too", strict=False, raises=JudgmentError)
+                    )
 
     # ------------------------------------------------------------ per-item reports
     @pytest.hookimpl(wrapper=True)
@@ -151,7 +136,12 @@ class AreJudgeSession:
             view = getattr(item, "are_view", None)
             if view is not None:  # only built for --are-html / --are-md-summary / $GITHUB_STEP_SUMMARY
                 report.are_judge_view = view
-        elif call.when == "setup" and report.failed and rec is None and type(item).__name__ in ("ScenarioItem", "LoadErrorItem"):
+        elif (
+            call.when == "setup"
+            and report.failed
+            and rec is None
+            and type(item).__name__ in ("ScenarioItem", "LoadErrorItem")
+        ):
             from .collection import error_view, run_record
 
             run = getattr(item, "run", None)
@@ -250,11 +240,16 @@ class AreJudgeSession:
         k = self.repeats["k"]
         failed = False
         if self.baseline_repeats is not None and k is not None:
-            self.repeats["baseline"] = {"path": s.baseline, **compare_repeat_baseline(self.baseline_repeats, self.records, k)}
+            self.repeats["baseline"] = {
+                "path": s.baseline,
+                **compare_repeat_baseline(self.baseline_repeats, self.records, k),
+            }
             regressed = self.repeats["baseline"]["regressed"]
             if regressed:
                 failed = True
-                self.repeats_messages.append(f"FAILED: pass^{k} regressed vs baseline for {len(regressed)} scenario(s): {', '.join(regressed)}")
+                self.repeats_messages.append(
+                    f"FAILED: pass^{k} regressed vs baseline for {len(regressed)} scenario(s): {', '.join(regressed)}"
+                )
         if s.min_pass_hat_k is not None:
             value = self.repeats["overall"]["pass_hat_k"]
             shown = "n/a (no scenario has k runs)" if value is None else _pct(value)
@@ -263,7 +258,9 @@ class AreJudgeSession:
                 self.repeats_messages.insert(0, f"pass^k gate OK: {label} {shown} >= {_pct(s.min_pass_hat_k)}")
             else:
                 failed = True
-                self.repeats_messages.insert(0, f"FAILED: {label} {shown} is below --are-min-pass-hat-k {_pct(s.min_pass_hat_k)}")
+                self.repeats_messages.insert(
+                    0, f"FAILED: {label} {shown} is below --are-min-pass-hat-k {_pct(s.min_pass_hat_k)}"
+                )
         if failed and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -271,7 +268,9 @@ class AreJudgeSession:
         """--are-html / --are-md-summary / $GITHUB_STEP_SUMMARY from the views the items sent."""
         from .reporting import visual_report
 
-        report = visual_report(self.records, self.views, self.outcomes, self.summary, self.repeats, self.settings.header())
+        report = visual_report(
+            self.records, self.views, self.outcomes, self.summary, self.repeats, self.settings.header()
+        )
         if self.settings.html:
             from ..report.html import write_html
 
@@ -319,7 +318,9 @@ class AreJudgeSession:
         from .reporting import summary_lines
 
         terminalreporter.write_sep("=", "are-judge summary")
-        lines = summary_lines(self.summary, self.baseline_result, self.llm_usage, self.gate_message, self.repeats, self.repeats_messages)
+        lines = summary_lines(
+            self.summary, self.baseline_result, self.llm_usage, self.gate_message, self.repeats, self.repeats_messages
+        )
         for line in lines:
             red = line.startswith("FAILED") or line.startswith("  regression") or line.startswith("  regressed")
             terminalreporter.write_line(line, red=red, bold=red)

@@ -198,7 +198,11 @@ def settings(config: pytest.Config) -> Settings:
     if value is not None:
         s.min_pass_hat_k = _parse_rate(value, "--are-min-pass-hat-k")
         s.explicit.append("min_pass_hat_k")
-    for opt, attr in (("judge_model", "judge_model"), ("judge_provider", "judge_provider"), ("judge_endpoint", "judge_endpoint")):
+    for opt, attr in (
+        ("judge_model", "judge_model"),
+        ("judge_provider", "judge_provider"),
+        ("judge_endpoint", "judge_endpoint"),
+    ):
         value, _ = pick(opt)
         if value:
             setattr(s, attr, str(value))
@@ -276,5 +280,7 @@ def adjust_config(config: pytest.Config, scenario: Any, cfg: Any) -> Any:
         elif isinstance(res, dict):
             cfg = config_from_mapping(res, source="pytest_are_judge_adjust_config", base=cfg)
         else:
-            raise TypeError(f"pytest_are_judge_adjust_config must return None, a mapping or a config, got {type(res).__name__}")
+            raise TypeError(
+                f"pytest_are_judge_adjust_config must return None, a mapping or a config, got {type(res).__name__}"
+            )
     return cfg

@@ -123,9 +123,7 @@ def _parse_datetime(value: Any) -> datetime:
             return datetime.strptime(value, DATETIME_FORMAT)
         except ValueError:
             pass
-    raise CheckerInputError(
-        "a datetime 'YYYY-MM-DD HH:MM:SS'", value, checker="datetime_checker"
-    )
+    raise CheckerInputError("a datetime 'YYYY-MM-DD HH:MM:SS'", value, checker="datetime_checker")
 
 
 def datetime_checker(agent_value: Any, oracle_value: Any, **kwargs: Any) -> bool:
@@ -235,9 +233,7 @@ def list_attendees_checker(
     if all(name in tolerated for name in oracle_names):
         return True
     agent_names = [] if agent_value is None else _norm_names(agent_value, "agent attendees")
-    return {n for n in agent_names if n not in tolerated} == {
-        n for n in oracle_names if n not in tolerated
-    }
+    return {n for n in agent_names if n not in tolerated} == {n for n in oracle_names if n not in tolerated}
 
 
 def _lower_text(value: Any, what: str, checker: str) -> str:

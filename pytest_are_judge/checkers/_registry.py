@@ -208,10 +208,7 @@ def _frozen_tool_registry() -> Mapping[str, Mapping[str, CheckerType]]:
 @functools.cache
 def _frozen_soft_registry() -> Mapping[str, tuple[SoftCheckerType, ...]]:
     soft = _data()["soft"]
-    base = {
-        tool: tuple(SoftCheckerType(c) for c in names)
-        for tool, names in _without_comments(soft["tools"]).items()
-    }
+    base = {tool: tuple(SoftCheckerType(c) for c in names) for tool, names in _without_comments(soft["tools"]).items()}
     expanded = _expand_aliases(base, _without_comments(soft["tool_aliases"]), _app_aliases())
     return MappingProxyType(expanded)
 

@@ -59,9 +59,7 @@ _HARD: frozenset[CheckerType] = frozenset(
         CheckerType.unordered_path_list_checker,
     }
 )
-_SCRIPTED: frozenset[CheckerType] = frozenset(
-    {CheckerType.contain_any_checker, CheckerType.contain_all_checker}
-)
+_SCRIPTED: frozenset[CheckerType] = frozenset({CheckerType.contain_any_checker, CheckerType.contain_all_checker})
 
 
 class SoftCheckerType(str, enum.Enum):

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..checkers import CheckerType
 from .._files import read_utf8, utf8_error
+from ..checkers import CheckerType
 from ..errors import InputError, format_validation_error
 
 
@@ -81,7 +81,7 @@ class GraphPerEventJudgeConfig(BaseModel):
     def scripted(self) -> bool:
         return self.event_id_to_checker_params is not None
 
-    def merged(self, **overrides: Any) -> "GraphPerEventJudgeConfig":
+    def merged(self, **overrides: Any) -> GraphPerEventJudgeConfig:
         """A copy with ``overrides`` applied (validated)."""
         data = self.model_dump()
         data.update(overrides)
@@ -94,7 +94,7 @@ class ScriptedGraphPerEventJudgeConfig(GraphPerEventJudgeConfig):
     event_id_to_checker_params: dict[str, list[ToolCheckerParam]] | None = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _not_none(self) -> "ScriptedGraphPerEventJudgeConfig":
+    def _not_none(self) -> ScriptedGraphPerEventJudgeConfig:
         if self.event_id_to_checker_params is None:
             raise ValueError("event_id_to_checker_params must not be None for a scripted judge")
         return self
@@ -157,6 +157,6 @@ def load_config(path: str | Path) -> GraphPerEventJudgeConfig:
             data = load_yaml(text) or {}
         else:
             data = json.loads(text)
-    except Exception as exc:  # noqa: BLE001 - any parse error becomes an InputError
+    except Exception as exc:
         raise InputError(f"cannot parse config: {exc}", file=str(p)) from None
     return config_from_mapping(data, source=str(p))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable
+from typing import Any
 
 from ..checkers import load_tool_registry
 from ..errors import InputError
@@ -37,7 +36,9 @@ class GraphPerEventJudge:
     ) -> None:
         self.config = config or GraphPerEventJudgeConfig()
         registry = tool_registry if tool_registry is not None else load_tool_registry()
-        self.tool_judge = ToolJudge(self.config, {k: {a: str(getattr(c, "value", c)) for a, c in v.items()} for k, v in registry.items()})
+        self.tool_judge = ToolJudge(
+            self.config, {k: {a: str(getattr(c, "value", c)) for a, c in v.items()} for k, v in registry.items()}
+        )
         self.registry_keys = frozenset(self.tool_judge.registry)
         self._soft_judge = soft_judge
 
@@ -60,18 +61,17 @@ class GraphPerEventJudge:
     def plan(self, scenario: Scenario) -> OraclePlan:
         return build_plan(scenario, self.registry_keys)
 
-    def session(self, scenario: Scenario, *, run_id: str = "run", source: str | None = None) -> "JudgeSession":
+    def session(self, scenario: Scenario, *, run_id: str = "run", source: str | None = None) -> JudgeSession:
         return JudgeSession(self, scenario, run_id=run_id, source=source)
 
     def judge_run(self, run: Run) -> Judgment:
         """Offline: judge a whole run, turn by turn, stopping at the first failing turn."""
-        with _gc_paused(len(run.events) >= _GC_PAUSE_MIN_EVENTS):
-            try:
-                sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
-            except InputError as exc:
-                return _error(exc, run.scenario, run.run_id, run.source)
-            sess.add_events(run.events)
-            return sess.finish()
+        try:
+            sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
+        except InputError as exc:
+            return _error(exc, run.scenario, run.run_id, run.source)
+        sess.add_events(run.events)
+        return sess.finish()
 
     def __call__(self, run: Run | Scenario, agent_events: Iterable[Event] | None = None) -> Judgment:
         if isinstance(run, Scenario):
@@ -115,7 +115,9 @@ class JudgeSession:
     def params_for(self, step: OracleStep) -> list[ToolCheckerParam]:
         params = self._params.get(step.event_id)
         if params is None:
-            params = self._params[step.event_id] = self.tool_judge.params_for(step.event_id, step.tool_name, step.checks, source=self.scenario.source)
+            params = self._params[step.event_id] = self.tool_judge.params_for(
+                step.event_id, step.tool_name, step.checks, source=self.scenario.source
+            )
         return params
 
     def check_context(self, step: OracleStep, agent_event: Event) -> dict[str, Any]:
@@ -278,26 +280,6 @@ def _counts(names: Iterable[str]) -> dict[str, int]:
     for n in names:
         out[n] = out.get(n, 0) + 1
     return out
-
-
-_GC_PAUSE_MIN_EVENTS = 500
-
-
-@contextmanager
-def _gc_paused(pause: bool = True) -> Iterator[None]:
-    """Judging allocates many small, short-lived objects and no cycles; pausing the cyclic
-    collector meanwhile keeps large runs linear (generation-2 passes grow with the heap).
-    Small runs are not worth it: re-enabling costs a collection, which dominates a short run."""
-    was_enabled = gc.isenabled()
-    if not pause or not was_enabled:
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _add_note(failure: Failure, note: str) -> None:

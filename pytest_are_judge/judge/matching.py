@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from bisect import bisect_left
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..judgment.failures import (
     ArgCheck,
     EnvOracleMatchingFailure,
     EventComparisonFailure,
-    EventComparisonFailureType as FT,
     Failure,
     OracleEventMatchingFailure,
     RejectDetail,
+)
+from ..judgment.failures import (
+    EventComparisonFailureType as FT,
 )
 from ..model import Event, EventType
 from .oracle import OracleStep
@@ -97,7 +100,7 @@ class PairEval:
 class TurnMatcher:
     """Matches the oracle steps of one turn against the session's agent events."""
 
-    def __init__(self, session: "JudgeSession", steps: list[OracleStep], base: int, end: int) -> None:
+    def __init__(self, session: JudgeSession, steps: list[OracleStep], base: int, end: int) -> None:
         self.s = session
         self.state = session.state
         self.steps = steps
@@ -166,7 +169,9 @@ class TurnMatcher:
         ev = self.state.agent_events[i]
         s = self.s
         if ev.event_type != EventType.AGENT:
-            return PairEval(False, RejectDetail("event_type", message=f"agent event is {ev.event_type.value}, not AGENT"))
+            return PairEval(
+                False, RejectDetail("event_type", message=f"agent event is {ev.event_type.value}, not AGENT")
+            )
         po, pa = self.parent_times(step)
         cfg = s.config
         tc = check_time(
@@ -184,6 +189,7 @@ class TurnMatcher:
         )
         entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.scenario.source)
         params = s.params_for(step)
+
         def ctx() -> dict[str, Any]:
             return s.check_context(step, ev)
 
@@ -191,11 +197,23 @@ class TurnMatcher:
             detail = RejectDetail("time", time=tc)
             if full:
                 detail.args = s.tool_judge.check_args(
-                    entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=True, context=ctx
+                    entry=entry,
+                    params=params,
+                    agent_args=ev.args,
+                    oracle_args=resolved,
+                    tolerance=s.tolerance,
+                    full=True,
+                    context=ctx,
                 ).rows
             return PairEval(False, detail)
         av = s.tool_judge.check_args(
-            entry=entry, params=params, agent_args=ev.args, oracle_args=resolved, tolerance=s.tolerance, full=full, context=ctx
+            entry=entry,
+            params=params,
+            agent_args=ev.args,
+            oracle_args=resolved,
+            tolerance=s.tolerance,
+            full=full,
+            context=ctx,
         )
         if not av.passed:
             if full:
@@ -210,7 +228,15 @@ class TurnMatcher:
             if all(r.passed for r in eq_rows):
                 return PairEval(True, RejectDetail("accepted", args=rows + eq_rows, time=tc))
             if s.soft_mode == "equal":
-                return PairEval(False, RejectDetail("soft", args=rows + eq_rows, time=tc, message="LLM-judged arguments differ (soft_fallback='equal')"))
+                return PairEval(
+                    False,
+                    RejectDetail(
+                        "soft",
+                        args=rows + eq_rows,
+                        time=tc,
+                        message="LLM-judged arguments differ (soft_fallback='equal')",
+                    ),
+                )
             missing = [r for r in eq_rows if r.note == "missing from the agent's call"]
             if missing:
                 return PairEval(False, RejectDetail("arguments", args=rows + missing, time=tc))
@@ -228,10 +254,16 @@ class TurnMatcher:
             return PairEval(False, RejectDetail("soft", args=rows, time=tc), soft=req)
         return PairEval(True, RejectDetail("accepted", args=rows, time=tc))
 
-    def _unchecked_soft_rows(self, soft_args: list[str], agent_args: dict[str, Any], oracle_args: dict[str, Any]) -> list[ArgCheck]:
+    def _unchecked_soft_rows(
+        self, soft_args: list[str], agent_args: dict[str, Any], oracle_args: dict[str, Any]
+    ) -> list[ArgCheck]:
         if self.s.soft_mode != "off":
             return []
-        why = "per-event checker params turn LLM judging off" if self.s.config.scripted else "LLM judging is off (--are-llm)"
+        why = (
+            "per-event checker params turn LLM judging off"
+            if self.s.config.scripted
+            else "LLM judging is off (--are-llm)"
+        )
         return [
             ArgCheck(a, "llm_checker", oracle_args.get(a), agent_args.get(a), True, f"not checked: {why}")
             for a in soft_args
@@ -257,7 +289,14 @@ class TurnMatcher:
                 )
             for a in req.llm_args:
                 p.detail.args.append(
-                    ArgCheck(a, f"llm:{v.checker}" if v.checker else "llm_checker", req.oracle_args[a], req.agent_args[a], bool(v.passed), v.rationale)
+                    ArgCheck(
+                        a,
+                        f"llm:{v.checker}" if v.checker else "llm_checker",
+                        req.oracle_args[a],
+                        req.agent_args[a],
+                        bool(v.passed),
+                        v.rationale,
+                    )
                 )
             p.accepted = bool(v.passed)
             p.detail.reason = "accepted" if v.passed else "soft"
@@ -297,7 +336,9 @@ class TurnMatcher:
                 self.state.assign(i, step.event_id)
                 continue
             if step.event_type != EventType.AGENT:
-                return self.s.input_failure(f"oracle event of type {step.event_type.value} cannot be judged", step.event_id)
+                return self.s.input_failure(
+                    f"oracle event of type {step.event_type.value} cannot be judged", step.event_id
+                )
             fail = self.greedy_step(step)
             if fail is not None:
                 return fail
@@ -371,7 +412,9 @@ class TurnMatcher:
         return solve(0), exhausted[0]
 
     # ------------------------------------------------------------- failures
-    def matching_failure(self, step: OracleStep, resolved: dict[str, Any], evals: dict[int, PairEval]) -> OracleEventMatchingFailure:
+    def matching_failure(
+        self, step: OracleStep, resolved: dict[str, Any], evals: dict[int, PairEval]
+    ) -> OracleEventMatchingFailure:
         """ARE's attempt list: every agent event in scope, in order."""
         attempts: list[EventComparisonFailure] = []
         lo = self.base if self.s.config.candidate_scope == "current_turn" else 0
@@ -379,7 +422,9 @@ class TurnMatcher:
         for i in range(lo, self.end):
             ev = self.state.agent_events[i]
             if i in self.state.idx_to_oracle:
-                attempts.append(EventComparisonFailure(ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.ALREADY_MATCHED))
+                attempts.append(
+                    EventComparisonFailure(ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.ALREADY_MATCHED)
+                )
                 continue
             if ev.tool_name != step.tool_name:
                 continue
@@ -393,7 +438,9 @@ class TurnMatcher:
                 detail = full.detail if full.soft is None and full.detail is not None else pe.detail
                 if pe.detail is not None and pe.detail.reason == "soft" and detail is not None:
                     detail = pe.detail
-                f = EventComparisonFailure(ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.TOOL_JUDGE_REJECT, detail=detail)
+                f = EventComparisonFailure(
+                    ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.TOOL_JUDGE_REJECT, detail=detail
+                )
                 attempts.append(f)
                 rows = detail.args if detail else []
                 score = (1, sum(r.passed for r in rows), int(bool(detail and detail.time and detail.time.passed)))
@@ -408,8 +455,17 @@ class TurnMatcher:
                         else f"oracle parent {p} is matched to agent event {self.state.agent_events[j].event_id}, which is not before this one"
                     )
                     f = EventComparisonFailure(
-                        ev.tool_name, ev.event_id, step.tool_name, step.event_id, FT.CAUSALITY,
-                        detail=RejectDetail("causality", args=pe.detail.args if pe.detail else [], time=pe.detail.time if pe.detail else None, message=msg),
+                        ev.tool_name,
+                        ev.event_id,
+                        step.tool_name,
+                        step.event_id,
+                        FT.CAUSALITY,
+                        detail=RejectDetail(
+                            "causality",
+                            args=pe.detail.args if pe.detail else [],
+                            time=pe.detail.time if pe.detail else None,
+                            message=msg,
+                        ),
                         parent_event_id=p,
                     )
                     attempts.append(f)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import InputError
 from ..model import AUI_SEND_TO_USER, Event, EventType, OracleEvent, Scenario, TimeComparator
@@ -64,12 +65,16 @@ def kahn_order(ids: list[str], parents: dict[str, list[str]]) -> list[str] | Non
     return order if len(order) == len(ids) else None
 
 
-def _topological(events: list[OracleEvent], *, file: str | None, by_id: dict[str, OracleEvent] | None = None) -> list[OracleEvent]:
+def _topological(
+    events: list[OracleEvent], *, file: str | None, by_id: dict[str, OracleEvent] | None = None
+) -> list[OracleEvent]:
     if by_id is None:
         by_id = {e.event_id: e for e in events}
     order = kahn_order(list(by_id), {e.event_id: [d for d in e.dependencies if d in by_id] for e in events})
     if order is None:
-        raise InputError(f"the event dependencies contain a cycle: {_describe_cycle(events)}", file=file, field="dependencies")
+        raise InputError(
+            f"the event dependencies contain a cycle: {_describe_cycle(events)}", file=file, field="dependencies"
+        )
     return [by_id[i] for i in order]
 
 
@@ -87,7 +92,9 @@ def _describe_cycle(events: list[OracleEvent]) -> str:
     return " -> ".join([edges[0][0], *(v for _, v in edges)])
 
 
-def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None, by_id: dict[str, OracleEvent] | None = None) -> dict[str, int]:
+def turn_of_events(
+    scenario: Scenario, *, order: list[OracleEvent] | None = None, by_id: dict[str, OracleEvent] | None = None
+) -> dict[str, int]:
     """Turn index of every definition event.
 
     An event's turn is the largest turn of its dependencies, plus one if any dependency is an
@@ -100,7 +107,11 @@ def turn_of_events(scenario: Scenario, *, order: list[OracleEvent] | None = None
     if by_id is None:
         by_id = {e.event_id: e for e in scenario.events}
     # the events whose children start a new turn: oracle messages to the user
-    closing = {eid for eid, e in by_id.items() if e.event_type == EventType.AGENT and e.action is not None and e.tool_name == AUI_SEND_TO_USER}
+    closing = {
+        eid
+        for eid, e in by_id.items()
+        if e.event_type == EventType.AGENT and e.action is not None and e.tool_name == AUI_SEND_TO_USER
+    }
     turn: dict[str, int] = {}
     for e in order:
         t = 0
@@ -130,7 +141,9 @@ def _timed(scenario: Scenario, order: list[OracleEvent]) -> Iterator[tuple[Oracl
         yield e, t
 
 
-def derive_oracle_run(scenario: Scenario, registry: frozenset[str], *, order: list[OracleEvent] | None = None) -> list[Event]:
+def derive_oracle_run(
+    scenario: Scenario, registry: frozenset[str], *, order: list[OracleEvent] | None = None
+) -> list[Event]:
     """Schedule the definition as ARE's oracle mode would: each event at its latest parent's time
     plus its relative delay (or at its absolute time).  Ties are ordered by event id.
     ``order``: the definition in topological order, when the caller has it already."""
@@ -152,9 +165,11 @@ class _Scheduled:
     """One event of a derived oracle run, as the plan reads it (no pydantic model: the plan of
     every judged run needs one per definition event)."""
 
-    __slots__ = ("event_id", "event_type", "event_time", "tool_name", "args", "kept")
+    __slots__ = ("args", "event_id", "event_time", "event_type", "kept", "tool_name")
 
-    def __init__(self, event_id: str, event_type: EventType, event_time: float, tool_name: str, args: dict[str, Any], kept: bool) -> None:
+    def __init__(
+        self, event_id: str, event_type: EventType, event_time: float, tool_name: str, args: dict[str, Any], kept: bool
+    ) -> None:
         self.event_id = event_id
         self.event_type = event_type
         self.event_time = event_time
@@ -164,7 +179,12 @@ class _Scheduled:
 
 
 _PREPROCESSED = frozenset(
-    {("CabApp", "get_quotation"), ("EmailClientApp", "add_email"), ("EmailClientV2", "add_email"), ("SandboxLocalFileSystem", "makedirs")}
+    {
+        ("CabApp", "get_quotation"),
+        ("EmailClientApp", "add_email"),
+        ("EmailClientV2", "add_email"),
+        ("SandboxLocalFileSystem", "makedirs"),
+    }
 )
 """Agent calls that :func:`~.events.preprocess` rewrites: a definition with one is derived
 through :func:`derive_oracle_run` and real events instead."""
@@ -209,7 +229,11 @@ def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     if run is not None:
         kept = [ev for ev in run if ev.kept]
     else:
-        run = scenario.oracle_run if scenario.oracle_run is not None else derive_oracle_run(scenario, registry, order=order)
+        run = (
+            scenario.oracle_run
+            if scenario.oracle_run is not None
+            else derive_oracle_run(scenario, registry, order=order)
+        )
         kept = judged_events(run)
     turns: list[list[OracleStep]] = [[] for _ in range(nb_turns)]
     steps: dict[str, OracleStep] = {}

@@ -6,7 +6,9 @@ from ..judgment.failures import TimeCheck
 from ..model import TimeComparator
 
 
-def window(comparator: TimeComparator | None, expected: float, pre: float, post: float) -> tuple[float | None, float | None]:
+def window(
+    comparator: TimeComparator | None, expected: float, pre: float, post: float
+) -> tuple[float | None, float | None]:
     if comparator is None or comparator == TimeComparator.EQUAL:
         return expected - pre, expected + post
     if comparator == TimeComparator.LESS_THAN:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..checkers import CheckerInputError, CheckerType, get_checker, normalize_arg
 from ..checkers._registry import resolve_checker
@@ -66,7 +67,9 @@ class ToolJudge:
             )
         return entry
 
-    def params_for(self, event_id: str, tool_name: str, extra: list[Any], *, source: str | None) -> list[ToolCheckerParam]:
+    def params_for(
+        self, event_id: str, tool_name: str, extra: list[Any], *, source: str | None
+    ) -> list[ToolCheckerParam]:
         out: list[ToolCheckerParam] = []
         for p in [*self.params.get(event_id, []), *extra]:
             if not isinstance(p, ToolCheckerParam):
@@ -160,8 +163,10 @@ class ToolJudge:
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}")
         except JudgeUnavailableError:
             raise  # an external judge (code judge, LLM) that cannot decide makes the judgment an error
-        except Exception as exc:  # noqa: BLE001 - a crashing checker never passes
-            return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: checker raised {type(exc).__name__}: {exc}")
+        except Exception as exc:
+            return ArgCheck(
+                arg, ctype, expected, actual, False, f"cannot compare: checker raised {type(exc).__name__}: {exc}"
+            )
         return ArgCheck(arg, ctype, expected, actual, ok, note)
 
     @staticmethod
@@ -175,7 +180,9 @@ class ToolJudge:
         rows = []
         for a in args:
             if a not in agent_args:
-                rows.append(ArgCheck(a, "llm_checker (equal)", oracle_args[a], None, False, "missing from the agent's call"))
+                rows.append(
+                    ArgCheck(a, "llm_checker (equal)", oracle_args[a], None, False, "missing from the agent's call")
+                )
                 continue
             ok = normalize_arg(agent_args[a]) == normalize_arg(oracle_args[a])
             rows.append(ArgCheck(a, "llm_checker (equal)", oracle_args[a], agent_args[a], ok))

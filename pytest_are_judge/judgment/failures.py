@@ -79,9 +79,7 @@ class ToolCallCountsFailure(Failure):
             lines = "\n".join(f"- Tool '{t}': Agent count {a}, Oracle count {o}" for t, a, o in disc)
             parts.append(f"Agent and oracle counters do not match for the following tools:\n{lines}")
         if self.oracle_aui_count > self.agent_aui_count:
-            parts.append(
-                f"Oracle sent {self.oracle_aui_count - self.agent_aui_count} more message(s) than agent."
-            )
+            parts.append(f"Oracle sent {self.oracle_aui_count - self.agent_aui_count} more message(s) than agent.")
         if self.agent_aui_count > self.oracle_aui_count + self.extra_send_message_to_user_allowed:
             parts.append(
                 "Agent message to user count exceeds oracle AUI count by more than "
@@ -97,9 +95,7 @@ class ToolCallCountsFailure(Failure):
         return {
             **super().to_dict(),
             "turn": self.turn,
-            "discrepancies": [
-                {"tool": t, "agent": a, "oracle": o} for t, a, o in self.discrepancies()
-            ],
+            "discrepancies": [{"tool": t, "agent": a, "oracle": o} for t, a, o in self.discrepancies()],
             "agent_aui_count": self.agent_aui_count,
             "oracle_aui_count": self.oracle_aui_count,
             "extra_send_message_to_user_allowed": self.extra_send_message_to_user_allowed,
@@ -267,10 +263,7 @@ class EnvOracleMatchingFailure(Failure):
     kind: FailureKind = field(default=FailureKind.ENV_MATCHING, init=False)
 
     def __str__(self) -> str:
-        return (
-            f"Failure: Oracle env/user event {self.oracle_event_id} could not be matched. "
-            "This is likely a bug !"
-        )
+        return f"Failure: Oracle env/user event {self.oracle_event_id} could not be matched. This is likely a bug !"
 
     @property
     def categories(self) -> list[str]:

@@ -53,10 +53,20 @@ def render_attempt(f: EventComparisonFailure, indent: str = "  ") -> list[str]:
         lines.append(f"{indent}  {render_time(d.time)}")
     if d.args:
         rows = [
-            ["·" if r.note.startswith("not checked") else ("✓" if r.passed else "✗"), r.arg, r.checker, _short(r.expected), _short(r.actual), r.note]
+            [
+                "·" if r.note.startswith("not checked") else ("✓" if r.passed else "✗"),
+                r.arg,
+                r.checker,
+                _short(r.expected),
+                _short(r.actual),
+                r.note,
+            ]
             for r in d.args
         ]
-        lines += [f"{indent}  {line}".rstrip() for line in _table(["", "argument", "checker", "expected", "actual", "note"], rows)]
+        lines += [
+            f"{indent}  {line}".rstrip()
+            for line in _table(["", "argument", "checker", "expected", "actual", "note"], rows)
+        ]
     return lines
 
 
@@ -66,7 +76,9 @@ def render_failure(failure: Failure) -> str:
     extra: list[str] = []
     if isinstance(failure, OracleEventMatchingFailure):
         extra.append(f"Oracle event {failure.oracle_event_id} (turn {failure.turn}) was not matched.")
-        relevant = [a for a in failure.comparison_failures if a.failure_type != EventComparisonFailureType.ALREADY_MATCHED]
+        relevant = [
+            a for a in failure.comparison_failures if a.failure_type != EventComparisonFailureType.ALREADY_MATCHED
+        ]
         if not relevant:
             extra.append(f"No unmatched agent call of {failure.oracle_tool_name} was available.")
         if failure.closest is not None:

@@ -11,7 +11,7 @@ from .failures import Failure, FailureKind
 class JudgmentError(AssertionError):
     """Raised by :meth:`Judgment.assert_success`; its text is the rich failure report."""
 
-    def __init__(self, judgment: "Judgment") -> None:
+    def __init__(self, judgment: Judgment) -> None:
         self.judgment = judgment
         super().__init__(judgment.render())
 
@@ -48,7 +48,7 @@ class Judgment:
     def __bool__(self) -> bool:
         return bool(self.success)
 
-    def assert_success(self) -> "Judgment":
+    def assert_success(self) -> Judgment:
         __tracebackhide__ = True
         if not self.success:
             raise JudgmentError(self)
@@ -82,4 +82,4 @@ def error_judgment(failure: Failure, **kw: Any) -> Judgment:
     return Judgment(success=False, failure=failure, **kw)
 
 
-__all__ = ["Judgment", "JudgmentError", "FailureKind", "error_judgment"]
+__all__ = ["FailureKind", "Judgment", "JudgmentError", "error_judgment"]

@@ -65,7 +65,7 @@ def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_
             return LoadedFile(str(p), "are_export", oracle_run.scenario.scenario_id, [], oracle_data=data, raw=data)
         run = read_export(data, file=str(p), oracle=oracle, oracle_file=oracle_file)
         return LoadedFile(str(p), "are_export", run.scenario.scenario_id, [run], raw=data)
-    if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or "scenario_id" in data and "events" in data):
+    if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or ("scenario_id" in data and "events" in data)):
         file = str(p)
         scenario, runs = read_native(data, file=file)
         return LoadedFile(file, "native", scenario.scenario_id, runs)
@@ -102,7 +102,12 @@ def _ignored(f: Path, root: Path) -> bool:
         return True
     name = os.path.basename(fpath).lower()
     # agent logs referenced by native scenarios, judge configs, our own outputs
-    return name.endswith(".log.json") or name.endswith(".jsonl") or name in ("judge_config.json", "expected.json") or name.startswith("are-report")
+    return (
+        name.endswith(".log.json")
+        or name.endswith(".jsonl")
+        or name in ("judge_config.json", "expected.json")
+        or name.startswith("are-report")
+    )
 
 
 def load_runs(

@@ -96,7 +96,9 @@ def parse_arg_value(value: Any, value_type: Any, *, where: dict[str, str | None]
 _SCHEDULING_TYPES = ("CONDITION", "VALIDATION", "STOP")
 
 
-def _parse_action_for(raw_event: dict[str, Any], app_classes: dict[str, str], *, file: str, event_id: str) -> ToolCall | None:
+def _parse_action_for(
+    raw_event: dict[str, Any], app_classes: dict[str, str], *, file: str, event_id: str
+) -> ToolCall | None:
     """Scheduling machinery (CONDITION/VALIDATION/STOP) is never judged: an action it carries that
     is not an app call (e.g. a condition check) is kept as None instead of being an error."""
     raw = raw_event.get("action")
@@ -116,9 +118,7 @@ def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id:
     app = raw.get("app")
     function = raw.get("function")
     if not isinstance(app, str) or not isinstance(function, str):
-        raise InputError(
-            "an action needs string 'app' and 'function'", file=file, event_id=event_id, field="action"
-        )
+        raise InputError("an action needs string 'app' and 'function'", file=file, event_id=event_id, field="action")
     args: dict[str, Any] = {}
     raw_args = raw.get("args") or []
     if isinstance(raw_args, dict):  # tolerate a plain mapping
@@ -144,7 +144,10 @@ def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id:
         op_type = OperationType(op.upper()) if isinstance(op, str) else None
     except ValueError:
         raise InputError(
-            f"operation_type must be READ or WRITE, got {op!r}", file=file, event_id=event_id, field="action.operation_type"
+            f"operation_type must be READ or WRITE, got {op!r}",
+            file=file,
+            event_id=event_id,
+            field="action.operation_type",
         ) from None
     app_class = app_classes.get(app) or _HARDWIRED_CLASSES.get(app) or app
     return ToolCall(app=app, function=function, app_class=app_class, args=args, operation_type=op_type)
@@ -169,7 +172,9 @@ def _float_or_none(v: Any, *, file: str, event_id: str, field: str) -> float | N
     try:
         return float(v)
     except (TypeError, ValueError):
-        raise InputError(f"expected a number of seconds, got {v!r}", file=file, event_id=event_id, field=field) from None
+        raise InputError(
+            f"expected a number of seconds, got {v!r}", file=file, event_id=event_id, field=field
+        ) from None
 
 
 def parse_completed_events(raw_events: Any, app_classes: dict[str, str], *, file: str) -> list[Event]:
@@ -214,7 +219,9 @@ def parse_definition(raw_events: Any, app_classes: dict[str, str], *, file: str)
         seen.add(eid)
         deps = raw.get("dependencies") or []
         if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
-            raise InputError("'dependencies' must be a list of event ids", file=file, event_id=eid, field="dependencies")
+            raise InputError(
+                "'dependencies' must be a list of event ids", file=file, event_id=eid, field="dependencies"
+            )
         rel = _float_or_none(raw.get("event_relative_time"), file=file, event_id=eid, field="event_relative_time")
         absolute = _float_or_none(raw.get("event_time"), file=file, event_id=eid, field="event_time")
         if rel is not None:
@@ -247,7 +254,10 @@ def parse_definition(raw_events: Any, app_classes: dict[str, str], *, file: str)
         for d in e.dependencies:
             if d not in known:
                 raise InputError(
-                    f"dependency {d!r} is not an event of this scenario", file=file, event_id=e.event_id, field="dependencies"
+                    f"dependency {d!r} is not an event of this scenario",
+                    file=file,
+                    event_id=e.event_id,
+                    field="dependencies",
                 )
     return out
 
@@ -255,7 +265,10 @@ def parse_definition(raw_events: Any, app_classes: dict[str, str], *, file: str)
 def _user_details(apps: list[dict[str, Any]]) -> UserDetails | None:
     """The contacts app's single ``is_user`` contact (None when there is none)."""
     for app in apps:
-        if app.get("class_name") not in ("Contacts", "ContactsApp") and app.get("name") not in ("Contacts", "ContactsApp"):
+        if app.get("class_name") not in ("Contacts", "ContactsApp") and app.get("name") not in (
+            "Contacts",
+            "ContactsApp",
+        ):
             continue
         state = app.get("app_state") or {}
         contacts = state.get("contacts") or {}
@@ -273,7 +286,9 @@ def _user_details(apps: list[dict[str, Any]]) -> UserDetails | None:
 
 def scenario_from_export(data: dict[str, Any], *, file: str) -> Scenario:
     if data.get("version") != ARE_VERSION:
-        raise InputError(f"unsupported export version {data.get('version')!r}, expected {ARE_VERSION!r}", file=file, field="version")
+        raise InputError(
+            f"unsupported export version {data.get('version')!r}, expected {ARE_VERSION!r}", file=file, field="version"
+        )
     apps_raw = data.get("apps") or []
     if not isinstance(apps_raw, list):
         raise InputError("'apps' must be a list", file=file, field="apps")
@@ -305,7 +320,9 @@ def scenario_from_export(data: dict[str, Any], *, file: str) -> Scenario:
     )
 
 
-def read_export(data: dict[str, Any], *, file: str, oracle: dict[str, Any] | None = None, oracle_file: str | None = None) -> Run:
+def read_export(
+    data: dict[str, Any], *, file: str, oracle: dict[str, Any] | None = None, oracle_file: str | None = None
+) -> Run:
     """One agent run from an ARE export (oracle side from ``oracle`` when given)."""
     scenario = scenario_from_export(data, file=file)
     app_classes = {a.name: a.class_name for a in scenario.apps}

@@ -15,8 +15,9 @@ Needs the ``[hf]`` extra: ``pip install 'pytest-are-judge[hf]'``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import InputError
 from ..model import Run
@@ -32,7 +33,7 @@ _FILE_BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".cs
 
 def _datasets() -> Any:
     try:
-        import datasets  # noqa: PLC0415 - optional dependency, imported on use
+        import datasets
     except ImportError:
         raise InputError(f"reading Hugging Face datasets needs the 'datasets' package: {HF_EXTRA_HINT}") from None
     return datasets
@@ -48,7 +49,10 @@ def _open(dataset: str | Path, split: str | None, config: str | None) -> Any:
         if p.is_file():
             builder = _FILE_BUILDERS.get(p.suffix.lower())
             if builder is None:
-                raise InputError(f"cannot read a dataset from a {p.suffix or 'suffix-less'} file (use parquet, JSON, JSONL, CSV or arrow)", file=label)
+                raise InputError(
+                    f"cannot read a dataset from a {p.suffix or 'suffix-less'} file (use parquet, JSON, JSONL, CSV or arrow)",
+                    file=label,
+                )
             return ds_mod.load_dataset(builder, data_files=str(p), split=split)
         if p.is_dir():
             return ds_mod.load_dataset(str(p), name=config, split=split)
@@ -68,7 +72,7 @@ def _open(dataset: str | Path, split: str | None, config: str | None) -> Any:
         if "config" in msg.lower() or "name" in msg.lower():
             raise InputError(f"config {config!r} not found: {msg}", file=label, field="config") from None
         raise InputError(f"cannot load dataset: {msg}", file=label) from None
-    except Exception as exc:  # noqa: BLE001 - datasets raises many types (ConnectionError, DatasetNotFoundError...)
+    except Exception as exc:
         if not p.exists():
             raise InputError(
                 "dataset not found: not a local file or folder, and not loadable from the Hugging Face cache"
@@ -95,11 +99,17 @@ def _pick_split(obj: Any, split: str | None, label: str) -> Any:
     splits = list(obj.keys())
     if split is not None:
         if split not in splits:
-            raise InputError(f"split {split!r} not found; available splits: {', '.join(splits) or '(none)'}", file=label, field="split")
+            raise InputError(
+                f"split {split!r} not found; available splits: {', '.join(splits) or '(none)'}",
+                file=label,
+                field="split",
+            )
         return obj[split]
     if len(splits) == 1:
         return obj[splits[0]]
-    raise InputError(f"the dataset has several splits ({', '.join(splits)}); choose one with split=", file=label, field="split")
+    raise InputError(
+        f"the dataset has several splits ({', '.join(splits)}); choose one with split=", file=label, field="split"
+    )
 
 
 def _row_export(row: Mapping[str, Any], data_column: str | None, *, label: str, index: int) -> dict[str, Any]:
@@ -111,14 +121,26 @@ def _row_export(row: Mapping[str, Any], data_column: str | None, *, label: str, 
             try:
                 raw = json.loads(raw)
             except json.JSONDecodeError as exc:
-                raise InputError(f"row {index}: column {data_column!r} is not valid JSON ({exc.msg} at line {exc.lineno})", file=label, field=data_column) from None
+                raise InputError(
+                    f"row {index}: column {data_column!r} is not valid JSON ({exc.msg} at line {exc.lineno})",
+                    file=label,
+                    field=data_column,
+                ) from None
         if not isinstance(raw, Mapping):
-            raise InputError(f"row {index}: column {data_column!r} must hold an ARE export (JSON string or mapping), got {type(raw).__name__}", file=label, field=data_column)
+            raise InputError(
+                f"row {index}: column {data_column!r} must hold an ARE export (JSON string or mapping), got {type(raw).__name__}",
+                file=label,
+                field=data_column,
+            )
         data = dict(raw)
     else:
         data = dict(row)
     if not is_are_export(data):
-        raise InputError(f"row {index}: not an ARE export (needs 'events', 'apps' and 'completed_events')", file=label, field=data_column)
+        raise InputError(
+            f"row {index}: not an ARE export (needs 'events', 'apps' and 'completed_events')",
+            file=label,
+            field=data_column,
+        )
     return data
 
 
@@ -162,7 +184,10 @@ def load_hf_scenarios(
         if not sid:
             sid = ((data.get("metadata") or {}).get("definition") or {}).get("scenario_id")
         if not sid:
-            raise InputError(f"row {index}: no scenario id (column {id_col or 'scenario_id'!r} or metadata.definition.scenario_id)", file=label)
+            raise InputError(
+                f"row {index}: no scenario id (column {id_col or 'scenario_id'!r} or metadata.definition.scenario_id)",
+                file=label,
+            )
         out.setdefault(str(sid), []).append(data)
     if not out:
         raise InputError("the dataset has no rows", file=label)

@@ -54,10 +54,16 @@ class NativeEvent(_Strict):
     type: Literal["agent", "user", "env", "AGENT", "USER", "ENV"] = Field(
         default="agent", description="agent (expected tool call), user or env"
     )
-    tool: str = Field(description="App.function, e.g. EmailClientV2.send_email or AgentUserInterface.send_message_to_user")
-    args: dict[str, Any] = Field(default_factory=dict, description="arguments; '{{event_id}}' refers to a matched event's return value")
+    tool: str = Field(
+        description="App.function, e.g. EmailClientV2.send_email or AgentUserInterface.send_message_to_user"
+    )
+    args: dict[str, Any] = Field(
+        default_factory=dict, description="arguments; '{{event_id}}' refers to a matched event's return value"
+    )
     after: list[str] = Field(default_factory=list, description="ids of the events this one depends on")
-    delay: float | None = Field(default=None, description="seconds after the latest dependency (after start without one)")
+    delay: float | None = Field(
+        default=None, description="seconds after the latest dependency (after start without one)"
+    )
     at: float | None = Field(default=None, description="absolute unix time (instead of delay)")
     comparator: Literal["EQUAL", "LESS_THAN", "GREATER_THAN"] | None = Field(
         default=None, description="time comparator; setting one forces the time check"
@@ -178,7 +184,9 @@ def scenario_from_native(doc: ScenarioFile, *, file: str) -> Scenario:
     )
 
 
-def _agent_event_dicts(items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]) -> list[dict[str, Any]]:
+def _agent_event_dicts(
+    items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]
+) -> list[dict[str, Any]]:
     out = []
     for n, it in enumerate(items):
         t = it.time if it.time >= start_time and start_time > 0 else start_time + it.time
@@ -195,9 +203,7 @@ def _agent_event_dicts(items: list[NativeAgentEvent], *, start_time: float, apps
     return out
 
 
-def agent_events_from_native(
-    items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]
-) -> list[Event]:
+def agent_events_from_native(items: list[NativeAgentEvent], *, start_time: float, apps: dict[str, str]) -> list[Event]:
     return [Event.model_validate(d) for d in _agent_event_dicts(items, start_time=start_time, apps=apps)]
 
 
@@ -216,10 +222,16 @@ def _load_structured(path: Path) -> Any:
         if path.suffix.lower() == ".jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         return json.loads(text)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f" at line {mark.line + 1}" if mark is not None else (f" at line {exc.lineno}" if hasattr(exc, "lineno") else "")
-        raise InputError(f"cannot parse{line}: {getattr(exc, 'msg', None) or getattr(exc, 'problem', None) or exc}", file=str(path)) from None
+        line = (
+            f" at line {mark.line + 1}"
+            if mark is not None
+            else (f" at line {exc.lineno}" if hasattr(exc, "lineno") else "")
+        )
+        raise InputError(
+            f"cannot parse{line}: {getattr(exc, 'msg', None) or getattr(exc, 'problem', None) or exc}", file=str(path)
+        ) from None
 
 
 def validate_native(data: Any, *, file: str) -> ScenarioFile:
@@ -241,7 +253,7 @@ def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
             try:
                 eid = data["events"][loc[1]].get("id")
                 where = f"event {eid!r} field {'.'.join(str(p) for p in loc[2:]) or '<event>'}"
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         parts.append(f"{where}: {err.get('msg')}")
     return "; ".join(parts)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import html as _html
 import json
 import re
-from functools import lru_cache
+from collections.abc import Mapping
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["render_html", "write_html"]
 
 _MARKERS = re.compile(r"__TITLE__|/\*__CSS__\*/|/\*__JS__\*/|__DATA__")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _asset(name: str) -> str:
     return (resources.files(__package__) / name).read_text(encoding="utf-8")
 
@@ -23,7 +24,13 @@ def _asset(name: str) -> str:
 def _script_json(data: Any) -> str:
     """JSON safe inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
     text = json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:

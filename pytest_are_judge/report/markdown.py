@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .._rate import format_rate as _pct
 
@@ -122,8 +123,6 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     return "\n".join(out)
 
 
-
-
 def repeats_markdown(repeats: Mapping[str, Any] | None) -> list[str]:
     """A pass@k / pass^k table (a :func:`~pytest_are_judge.repeats.summarize_repeats` result,
     optionally with a ``baseline`` :func:`~pytest_are_judge.repeats.compare_repeats` result)."""
@@ -132,8 +131,13 @@ def repeats_markdown(repeats: Mapping[str, Any] | None) -> list[str]:
     k = repeats["k"]
     o = repeats.get("overall") or {}
     base = (repeats.get("baseline") or {}).get("scenarios") or {}
-    out = ["", f"### Repeated runs (k={k})", "", f"| Scenario | Runs | Passed | pass@{k} | pass^{k} |{' vs baseline |' if base else ''}",
-           f"|---|---|---|---|---|{'---|' if base else ''}"]
+    out = [
+        "",
+        f"### Repeated runs (k={k})",
+        "",
+        f"| Scenario | Runs | Passed | pass@{k} | pass^{k} |{' vs baseline |' if base else ''}",
+        f"|---|---|---|---|---|{'---|' if base else ''}",
+    ]
     for sid, r in (repeats.get("scenarios") or {}).items():
         row = f"| {_cell(sid)} | {r['n']} | {r['c']} | {_pct(r.get('pass_at_k'))} | {_pct(r.get('pass_hat_k'))} |"
         if base:
@@ -153,7 +157,9 @@ def repeats_markdown(repeats: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
-def write_markdown_summary(report: Mapping[str, Any], path: str | Path | None = None, *, title: str | None = None) -> list[Path]:
+def write_markdown_summary(
+    report: Mapping[str, Any], path: str | Path | None = None, *, title: str | None = None
+) -> list[Path]:
     """Write :func:`render_markdown` to ``path`` (replaced) when given, and append it to
     ``$GITHUB_STEP_SUMMARY`` when that variable is set (GitHub Actions).  Returns the paths
     written."""

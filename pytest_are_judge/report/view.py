@@ -6,13 +6,14 @@ config tolerances, so what the report draws is what the judge checked.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
+from ..judge.events import keep, preprocess
 from ..judgment.failures import EnvOracleMatchingFailure, OracleEventMatchingFailure, ToolCallCountsFailure
+from ..judgment.failures import jsonable as _jsonable
 from ..judgment.result import Judgment
 from ..model import Run
-from ..judge.events import keep, preprocess
-from ..judgment.failures import jsonable as _jsonable
 
 __all__ = ["build_report", "run_status", "run_view", "summarize_views"]
 
@@ -39,7 +40,7 @@ def _config_for(run: Run, config: Any) -> Any:
         config = config_from_mapping(dict(config))
     try:
         return effective_config(config if isinstance(config, GraphPerEventJudgeConfig) else None, run.scenario)
-    except Exception:  # noqa: BLE001 - a bad scenario config is already in the judgment
+    except Exception:
         return config if isinstance(config, GraphPerEventJudgeConfig) else GraphPerEventJudgeConfig()
 
 
@@ -102,7 +103,7 @@ def run_view(run: Run, judgment: Judgment, config: Any = None) -> dict[str, Any]
         plan = GraphPerEventJudge(cfg).plan(scenario)
         steps = [s for turn in plan.turns for s in turn]
         nb_turns = plan.nb_turns
-    except Exception as exc:  # noqa: BLE001 - an unplannable scenario still gets a (flat) view
+    except Exception as exc:
         plan_error = str(exc)
         steps = []
         nb_turns = judgment.nb_turns
@@ -139,7 +140,9 @@ def run_view(run: Run, judgment: Judgment, config: Any = None) -> dict[str, Any]
         if s.absolute_time is not None:
             windows[s.event_id] = [
                 None if v is None else v - start
-                for v in _window(s.comparator, s.absolute_time, cfg.pre_event_tolerance_seconds, cfg.post_event_tolerance_seconds)
+                for v in _window(
+                    s.comparator, s.absolute_time, cfg.pre_event_tolerance_seconds, cfg.post_event_tolerance_seconds
+                )
             ]
             continue
         t_o = [step_by_id[p].event_time for p in s.parents] + [start]
@@ -203,10 +206,22 @@ def unjudged_view(*, failure_text: str, status: str = "error", **fields: Any) ->
     """A view for a run with no graph to draw (input error, not judged, or known only from its
     record): the :func:`run_view` fields, empty where there is nothing to show, then ``fields``."""
     view: dict[str, Any] = {
-        "scenario_id": None, "run_id": None, "name": None, "source": None, "status": status,
-        "failure_kind": "input_error" if status == "error" else None, "categories": [],
-        "oracle_nodes": [], "agent_events": [], "windows": {}, "failure_text": failure_text,
-        "judgment": None, "nb_turns": 0, "turns_judged": 0, "expected": None, "run_number": None,
+        "scenario_id": None,
+        "run_id": None,
+        "name": None,
+        "source": None,
+        "status": status,
+        "failure_kind": "input_error" if status == "error" else None,
+        "categories": [],
+        "oracle_nodes": [],
+        "agent_events": [],
+        "windows": {},
+        "failure_text": failure_text,
+        "judgment": None,
+        "nb_turns": 0,
+        "turns_judged": 0,
+        "expected": None,
+        "run_number": None,
     }
     view.update(fields)
     return view
@@ -238,11 +253,12 @@ def is_expected_failure(view: Mapping[str, Any]) -> bool:
     return view.get("status") == "failed" and view.get("expected") == "fail"
 
 
-def build_report(views: Iterable[Mapping[str, Any]], *, summary: Mapping[str, Any] | None = None, title: str | None = None) -> dict[str, Any]:
+def build_report(
+    views: Iterable[Mapping[str, Any]], *, summary: Mapping[str, Any] | None = None, title: str | None = None
+) -> dict[str, Any]:
     """``{"runs": [...], "summary": {...}}`` as :func:`render_html` / :func:`render_markdown` take it."""
     views = list(views)
     report: dict[str, Any] = {"runs": views, "summary": {**summarize_views(views), **(summary or {})}}
     if title:
         report["title"] = title
     return report
-

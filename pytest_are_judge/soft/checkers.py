@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .prompts import describe_args, escape, render, sections, security_note
@@ -28,7 +28,9 @@ CHECKERS: dict[str, CheckerSpec] = {
     s.name: s
     for s in (
         CheckerSpec("placeholder_checker", None),
-        CheckerSpec("content_checker", "content", ("oracle_call", "tool_name", "subtask", "today_date", "user_address"), True),
+        CheckerSpec(
+            "content_checker", "content", ("oracle_call", "tool_name", "subtask", "today_date", "user_address"), True
+        ),
         CheckerSpec("sanity_checker", "sanity", ("all_tasks",)),
         CheckerSpec("signature_checker", "signature", ("user_name",)),
         CheckerSpec("cab_checker", "cab", ("oracle_call", "user_address")),
@@ -98,7 +100,8 @@ class SoftContext:
             "today_date": self.today_date or "(unknown)",
             "user_address": escape(self.user_address) or "(unknown)",
             "user_name": escape(self.user_name) or "(unknown)",
-            "all_tasks": escape("\n".join(t for t in (self.previous_task, self.task) if t).strip()) or "(not available)",
+            "all_tasks": escape("\n".join(t for t in (self.previous_task, self.task) if t).strip())
+            or "(not available)",
         }
 
 
@@ -106,7 +109,7 @@ def today_from(ts: float | None) -> str:
     """The oracle event's time in UTC as ``%Y-%m-%d %A`` ("" when unknown), as ARE."""
     if ts is None:
         return ""
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %A")
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %A")
 
 
 def build_messages(spec: CheckerSpec, ctx: SoftContext) -> tuple[str, str]:
@@ -127,7 +130,13 @@ SUBTASK_HINTS = {
 
 
 def subtask_messages(tool_name: str, oracle_args: dict[str, Any], task: str) -> tuple[str, str]:
-    variant = "calendar" if "add_calendar_event" in tool_name else "user_message" if tool_name == "AgentUserInterface__send_message_to_user" else "plain"
+    variant = (
+        "calendar"
+        if "add_calendar_event" in tool_name
+        else "user_message"
+        if tool_name == "AgentUserInterface__send_message_to_user"
+        else "plain"
+    )
     sec = sections("subtask")
     system = render(sec["system"], variant_hint=SUBTASK_HINTS[variant]).rstrip()
     user = render(sec["user"], tool_name=escape(tool_name), oracle_call=describe_args(oracle_args), task=escape(task))

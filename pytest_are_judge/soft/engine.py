@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import os
 import random
 import threading
@@ -33,7 +34,7 @@ def _import_litellm() -> Any:
                 # at import (a judge in CI must not make surprise connections).  Set the
                 # variable to "False" yourself to get the live map.
                 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-                import litellm  # noqa: PLC0415 - lazy on purpose
+                import litellm
 
                 litellm.suppress_debug_info = True
                 _litellm = litellm
@@ -56,8 +57,15 @@ def _non_retryable(exc: BaseException) -> bool:
     """Authentication and malformed-request errors will not get better by retrying."""
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
-    if name in ("AuthenticationError", "PermissionDeniedError", "NotFoundError", "BadRequestError",
-                "ContextWindowExceededError", "ContentPolicyViolationError", "UnsupportedParamsError"):
+    if name in (
+        "AuthenticationError",
+        "PermissionDeniedError",
+        "NotFoundError",
+        "BadRequestError",
+        "ContextWindowExceededError",
+        "ContentPolicyViolationError",
+        "UnsupportedParamsError",
+    ):
         return True
     return isinstance(status, int) and status in (400, 401, 403, 404, 422)
 
@@ -75,7 +83,9 @@ class LLMEngine:
     def __init__(self, settings: ModelSettings, options: SoftOptions) -> None:
         self.settings = settings
         self.options = options
-        self._sems: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = weakref.WeakKeyDictionary()
+        self._sems: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
@@ -120,7 +130,7 @@ class LLMEngine:
         ct = int(getattr(u, "completion_tokens", 0) or 0) if u is not None else 0
         try:
             cost = float(litellm.completion_cost(completion_response=resp) or 0.0)
-        except Exception:  # noqa: BLE001 - unknown model price: cost 0
+        except Exception:
             cost = 0.0
         return Answer(text, pt, ct, cost)
 
@@ -153,7 +163,7 @@ class LLMEngine:
                 ans = await self._once(messages, response_format)
             except asyncio.CancelledError:
                 raise
-            except BaseException as exc:  # noqa: BLE001 - every failure is reported, never a pass
+            except BaseException as exc:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
                 msg = "timed out" if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) else _short(exc)
@@ -164,7 +174,9 @@ class LLMEngine:
                 if attempt == attempts - 1:
                     raise LLMCallError("; ".join(problems)) from None
                 continue
-            usage.record(calls=1, prompt_tokens=ans.prompt_tokens, completion_tokens=ans.completion_tokens, cost_usd=ans.cost_usd)
+            usage.record(
+                calls=1, prompt_tokens=ans.prompt_tokens, completion_tokens=ans.completion_tokens, cost_usd=ans.cost_usd
+            )
             last_text = ans.text
             value = accept(ans.text)
             if value is not None:
@@ -217,10 +229,8 @@ class _LoopThread:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-        try:
+        with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(drain(), loop).result(timeout=5)
-        except Exception:  # noqa: BLE001 - best effort at exit
-            pass
         loop.call_soon_threadsafe(loop.stop)
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:

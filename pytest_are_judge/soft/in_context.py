@@ -58,7 +58,13 @@ def tool_criteria(tool_names: list[str]) -> str:
 class InContextJudge:
     """Judge a run by showing the model the agent's and the oracle's actions, turn by turn."""
 
-    def __init__(self, config: InContextJudgeConfig | None = None, *, tool_registry: dict[str, dict[str, Any]] | None = None, soft: SoftToolJudge | None = None) -> None:
+    def __init__(
+        self,
+        config: InContextJudgeConfig | None = None,
+        *,
+        tool_registry: dict[str, dict[str, Any]] | None = None,
+        soft: SoftToolJudge | None = None,
+    ) -> None:
         self.config = config or InContextJudgeConfig()
         self.soft = soft or SoftToolJudge.from_config(self.config)
         self._tool_registry = tool_registry
@@ -129,7 +135,12 @@ class InContextJudge:
         from ..errors import InputError
         from ..judge.engine import GraphPerEventJudge
 
-        base = dict(scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source or run.scenario.source, matching="in_context")
+        base = dict(
+            scenario_id=run.scenario.scenario_id,
+            run_id=run.run_id,
+            source=run.source or run.scenario.source,
+            matching="in_context",
+        )
         try:
             plan = GraphPerEventJudge().plan(run.scenario)
         except InputError as exc:
@@ -137,23 +148,49 @@ class InContextJudge:
         turns = split_turns(judged_events(list(run.events)))
         results: list[CheckerResult] = await asyncio.gather(
             *(
-                self.soft.decide("in_context", self.messages_for_turn(run.scenario, plan, k, turns[k] if k < len(turns) else []))
+                self.soft.decide(
+                    "in_context", self.messages_for_turn(run.scenario, plan, k, turns[k] if k < len(turns) else [])
+                )
                 for k in range(plan.nb_turns)
             )
         )
-        extras = {"in_context": [{"turn": k, "passed": r.passed, "rationale": r.rationale, "error": r.error} for k, r in enumerate(results)]}
+        extras = {
+            "in_context": [
+                {"turn": k, "passed": r.passed, "rationale": r.rationale, "error": r.error}
+                for k, r in enumerate(results)
+            ]
+        }
         for k, r in enumerate(results):
             failure = None
             if r.error is not None:
-                failure = GenericFailure(FailureKind.JUDGE_UNAVAILABLE, f"in-context LLM judge unavailable for turn {k}: {r.error}", {"turn": k})
+                failure = GenericFailure(
+                    FailureKind.JUDGE_UNAVAILABLE,
+                    f"in-context LLM judge unavailable for turn {k}: {r.error}",
+                    {"turn": k},
+                )
             elif r.passed is None:
                 if self.soft.options.inconclusive_policy == "reject":
-                    failure = GenericFailure(FailureKind.INCONTEXT_REJECT, f"in-context judge inconclusive for turn {k}, counted as a rejection: {r.rationale}", {"turn": k})
+                    failure = GenericFailure(
+                        FailureKind.INCONTEXT_REJECT,
+                        f"in-context judge inconclusive for turn {k}, counted as a rejection: {r.rationale}",
+                        {"turn": k},
+                    )
                 else:
-                    failure = GenericFailure(FailureKind.INCONCLUSIVE, f"in-context judge inconclusive for turn {k}: {r.rationale}", {"turn": k})
+                    failure = GenericFailure(
+                        FailureKind.INCONCLUSIVE,
+                        f"in-context judge inconclusive for turn {k}: {r.rationale}",
+                        {"turn": k},
+                    )
             elif r.passed is False:
-                failure = GenericFailure(FailureKind.INCONTEXT_REJECT, f"the in-context judge rejected turn {k}: {r.rationale}", {"turn": k, "rationale": r.rationale})
+                failure = GenericFailure(
+                    FailureKind.INCONTEXT_REJECT,
+                    f"the in-context judge rejected turn {k}: {r.rationale}",
+                    {"turn": k, "rationale": r.rationale},
+                )
             if failure is not None:
-                return Judgment(success=False, failure=failure, nb_turns=plan.nb_turns, turns_judged=k + 1, extras=extras, **base)
-        return Judgment(success=True, failure=None, nb_turns=plan.nb_turns, turns_judged=plan.nb_turns, extras=extras, **base)
-
+                return Judgment(
+                    success=False, failure=failure, nb_turns=plan.nb_turns, turns_judged=k + 1, extras=extras, **base
+                )
+        return Judgment(
+            success=True, failure=None, nb_turns=plan.nb_turns, turns_judged=plan.nb_turns, extras=extras, **base
+        )

@@ -23,7 +23,15 @@ from typing import Any, TypeVar
 from ..judge.soft_api import SoftRequest, SoftVerdict
 from . import usage
 from .cache import VerdictCache, cache_key, shared_cache
-from .checkers import CHECKERS, SoftContext, build_messages, placeholder_check, sanity_shortcut, subtask_messages, today_from
+from .checkers import (
+    CHECKERS,
+    SoftContext,
+    build_messages,
+    placeholder_check,
+    sanity_shortcut,
+    subtask_messages,
+    today_from,
+)
 from .engine import LLMCallError, LLMEngine, run_sync
 from .options import ModelSettings, SoftOptions, parse_options, resolve_model
 from .parsing import parse_subtask, parse_verdict
@@ -87,7 +95,7 @@ class SoftToolJudge:
 
     # ---------------------------------------------------------------- config
     @classmethod
-    def from_config(cls, config: Any) -> "SoftToolJudge":
+    def from_config(cls, config: Any) -> SoftToolJudge:
         options = parse_options(getattr(config, "llm_options", None))
         settings = resolve_model(
             model=getattr(config, "judge_model", None),
@@ -172,13 +180,17 @@ class SoftToolJudge:
                 return SoftVerdict(None, rationale=r.rationale, checker=r.name, error=f"{r.name}: {r.error}")
             if r.passed is None:
                 if self.options.inconclusive_policy == "reject":
-                    return SoftVerdict(False, rationale=f"inconclusive, counted as a rejection: {r.rationale}", checker=r.name)
+                    return SoftVerdict(
+                        False, rationale=f"inconclusive, counted as a rejection: {r.rationale}", checker=r.name
+                    )
                 return SoftVerdict(None, rationale=f"{r.name}: {r.rationale}", checker=r.name)
             if r.passed is False:
                 return SoftVerdict(False, rationale=f"{r.name}: {r.rationale}", checker=r.name)
-        return SoftVerdict(True, rationale="; ".join(f"{r.name}: {r.rationale}" for r in results), checker=",".join(names))
+        return SoftVerdict(
+            True, rationale="; ".join(f"{r.name}: {r.rationale}" for r in results), checker=",".join(names)
+        )
 
-    async def _run_checker(self, name: str, ctx: SoftContext, subtask: "asyncio.Future[str] | None") -> CheckerResult:
+    async def _run_checker(self, name: str, ctx: SoftContext, subtask: asyncio.Future[str] | None) -> CheckerResult:
         spec = CHECKERS[name]
         try:
             if spec.needs_subtask:
@@ -198,13 +210,19 @@ class SoftToolJudge:
         yes = [o for o in outcomes if o[0] is True]
         no = [o for o in outcomes if o[0] is False]
         if len(yes) > len(no):
-            return CheckerResult(name, True, yes[-1][1] if self.votes == 1 else f"{len(yes)} of {self.votes} votes pass: {yes[-1][1]}")
+            return CheckerResult(
+                name, True, yes[-1][1] if self.votes == 1 else f"{len(yes)} of {self.votes} votes pass: {yes[-1][1]}"
+            )
         if len(no) > len(yes):
-            return CheckerResult(name, False, no[-1][1] if self.votes == 1 else f"{len(no)} of {self.votes} votes fail: {no[-1][1]}")
+            return CheckerResult(
+                name, False, no[-1][1] if self.votes == 1 else f"{len(no)} of {self.votes} votes fail: {no[-1][1]}"
+            )
         if not yes:
             problems = "; ".join(o[1] for o in outcomes)
             return CheckerResult(name, None, f"no verdict in any of {self.votes} answer(s) ({problems})")
-        return CheckerResult(name, None, f"tied vote: {len(yes)} pass, {len(no)} fail, {self.votes - len(yes) - len(no)} abstain")
+        return CheckerResult(
+            name, None, f"tied vote: {len(yes)} pass, {len(no)} fail, {self.votes - len(yes) - len(no)} abstain"
+        )
 
     async def _single_flight(self, key: Any, factory: Callable[[], Awaitable[T]]) -> T:
         """Run ``factory`` once per key at a time (concurrent identical asks share one call)."""
@@ -240,7 +258,9 @@ class SoftToolJudge:
             v = rec["value"]
             return bool(v["verdict"]), v.get("rationale", "")
         if self.options.replay_only:
-            raise LLMCallError(f"replay-only mode and no cached verdict for {name} (key {key[:12]}) in {self.options.cache_path}")
+            raise LLMCallError(
+                f"replay-only mode and no cached verdict for {name} (key {key[:12]}) in {self.options.cache_path}"
+            )
 
         async def ask() -> tuple[bool | None, str]:
             rec = self._cached(key)
@@ -248,7 +268,7 @@ class SoftToolJudge:
                 return bool(rec["value"]["verdict"]), rec["value"].get("rationale", "")
             fmt = VERDICT_SCHEMA if self.options.structured else None
             parsed, text, problems = await self.engine.ask(
-                messages, lambda t: (p if (p := parse_verdict(t)).verdict is not None else None), response_format=fmt
+                messages, lambda t: p if (p := parse_verdict(t)).verdict is not None else None, response_format=fmt
             )
             if parsed is None:
                 return None, "; ".join(problems) or "no verdict"
@@ -276,19 +296,32 @@ class SoftToolJudge:
             return self._subtasks[mem_key]
         system, user = subtask_messages(req.tool_name, ctx.oracle_args, task)
         messages = chat(system, user)
-        key = cache_key(model=self.settings.label, checker="subtask_extractor", prompt_version=self.prompt_version, payload={"messages": messages})
+        key = cache_key(
+            model=self.settings.label,
+            checker="subtask_extractor",
+            prompt_version=self.prompt_version,
+            payload={"messages": messages},
+        )
 
         async def extract() -> str:
             rec = self._cached(key)
             if rec is not None:
                 return str(rec["value"])
             if self.options.replay_only:
-                raise LLMCallError(f"replay-only mode and no cached subtask (key {key[:12]}) in {self.options.cache_path}")
+                raise LLMCallError(
+                    f"replay-only mode and no cached subtask (key {key[:12]}) in {self.options.cache_path}"
+                )
             found, _text, _problems = await self.engine.ask(messages, parse_subtask)
             if found is None or not found:
                 return task  # no usable extraction: give the checkers the whole task instead
             if self.cache is not None:
-                self.cache.put(key, found, model=self.settings.label, checker="subtask_extractor", prompt_version=self.prompt_version)
+                self.cache.put(
+                    key,
+                    found,
+                    model=self.settings.label,
+                    checker="subtask_extractor",
+                    prompt_version=self.prompt_version,
+                )
             return found
 
         result = await self._single_flight(("subtask", key), extract)

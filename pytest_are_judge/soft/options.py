@@ -58,7 +58,7 @@ class SoftOptions(BaseModel):
     """Passed through to ``litellm.acompletion`` (e.g. ``{"top_p": 1}``)."""
 
     @model_validator(mode="after")
-    def _check(self) -> "SoftOptions":
+    def _check(self) -> SoftOptions:
         if self.replay_only and not self.cache_path:
             raise ValueError("replay_only needs cache_path (there is nothing to replay from)")
         if self.retry_max_delay < self.retry_base_delay:

@@ -22,12 +22,12 @@ PROMPT_SERIES = "1"
 _SECTION = re.compile(r"^--- ([a-z_ ]+) ---$", re.M)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prompt_text(name: str) -> str:
     return resources.files(__package__).joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sections(name: str) -> dict[str, str]:
     """``--- section ---`` blocks of a prompt file."""
     text = prompt_text(name)
@@ -38,7 +38,7 @@ def sections(name: str) -> dict[str, str]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prompt_version() -> str:
     """``PROMPT_SERIES`` plus a hash of every prompt file: any edit invalidates cached verdicts."""
     h = hashlib.sha256()
@@ -69,8 +69,6 @@ def escape(text: Any) -> str:
 def describe_args(args: dict[str, Any]) -> str:
     """One ``name: value`` line per argument, values escaped."""
     return "\n".join(f"{k}: {escape(v)}" for k, v in args.items())
-
-
 
 
 def security_note() -> str:

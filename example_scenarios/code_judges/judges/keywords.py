@@ -4,6 +4,7 @@
 Keywords come from the checker arg ``keywords`` (per-event check) or, for a run-level
 evaluator, from ``expected_outcome`` when it is a list.  Score = share of keywords found.
 """
+
 import json
 import sys
 

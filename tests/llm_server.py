@@ -39,9 +39,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "DEFAULT_ANSWER",
@@ -103,7 +102,7 @@ class Reply:
 
 
 #: What a responder, a rule or the queue may hold.
-ReplyLike = Union[str, Reply]
+ReplyLike = str | Reply
 Responder = Callable[[dict[str, Any]], ReplyLike]
 
 
@@ -194,7 +193,7 @@ class _Handler(BaseHTTPRequestHandler):
     # A client that connects and sends nothing does not hold a thread forever.
     timeout = 30
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return None
 
     # -- helpers -----------------------------------------------------------
@@ -219,9 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def _send_json(
-        self, status: int, payload: Any, headers: Mapping[str, str] | None = None
-    ) -> None:
+    def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send(status, json.dumps(payload).encode("utf-8"), headers)
 
     def _send_error_json(
@@ -246,7 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- verbs -------------------------------------------------------------
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         owner = self.server.owner
         owner._wait(owner.latency)
         if self._path() in ("/v1/models", "/models"):
@@ -254,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_error_json(404, f"no such endpoint: GET {self._path()}")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         owner = self.server.owner
         if self._path() not in ("/v1/chat/completions", "/chat/completions"):
             owner._wait(owner.latency)
@@ -269,9 +266,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error_json(400, "invalid Content-Length header")
             return
         if length > owner.max_body_bytes:
-            self._send_error_json(
-                413, f"request body of {length} bytes exceeds {owner.max_body_bytes}"
-            )
+            self._send_error_json(413, f"request body of {length} bytes exceeds {owner.max_body_bytes}")
             return
         raw = self.rfile.read(length) if length else b""
         try:
@@ -291,8 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
             owner._wait(owner.latency)
             self._send_error_json(
                 400,
-                "FakeLLMServer supports only non-streaming chat completions "
-                "(stream=false); got stream=true",
+                "FakeLLMServer supports only non-streaming chat completions (stream=false); got stream=true",
             )
             return
         if not isinstance(request_json.get("messages"), list):
@@ -305,9 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a broken responder should fail loudly, not hang
             owner._record_error(exc)
             owner._wait(owner.latency)
-            self._send_error_json(
-                500, f"FakeLLMServer responder raised {type(exc).__name__}: {exc}"
-            )
+            self._send_error_json(500, f"FakeLLMServer responder raised {type(exc).__name__}: {exc}")
             return
 
         owner._wait(owner.latency + reply.delay)
@@ -327,7 +319,7 @@ class _Handler(BaseHTTPRequestHandler):
                 reply.headers,
             )
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self.do_GET()
 
 
@@ -574,9 +566,7 @@ class FakeLLMServer:
 
     def _completion_payload(self, request_json: dict[str, Any], reply: Reply) -> dict[str, Any]:
         content = reply.content or ""
-        prompt_text = " ".join(
-            _text_of(m.get("content")) for m in request_json["messages"] if isinstance(m, dict)
-        )
+        prompt_text = " ".join(_text_of(m.get("content")) for m in request_json["messages"] if isinstance(m, dict))
         prompt_tokens = _rough_tokens(prompt_text)
         completion_tokens = _rough_tokens(content)
         model = request_json.get("model")
@@ -604,10 +594,7 @@ class FakeLLMServer:
     def _models_payload(self) -> dict[str, Any]:
         return {
             "object": "list",
-            "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "pytest-are-judge"}
-                for m in self.models
-            ],
+            "data": [{"id": m, "object": "model", "created": 0, "owned_by": "pytest-are-judge"} for m in self.models],
         }
 
     def __repr__(self) -> str:
