@@ -27,9 +27,9 @@ from conformance import CASES  # noqa: E402  (tests/conformance.py: the ARE case
 from llm_server import FakeLLMServer  # noqa: E402
 
 from pytest_are_judge.judge import GraphPerEventJudge, GraphPerEventJudgeConfig  # noqa: E402
-from pytest_are_judge.judge.soft_api import SoftRequest  # noqa: E402
 from pytest_are_judge.model import UserDetails  # noqa: E402
 from pytest_are_judge.soft import build_soft_judge, reset_usage, usage_totals  # noqa: E402
+from pytest_are_judge.soft.api import SoftRequest  # noqa: E402
 
 
 def requests(n: int) -> list[SoftRequest]:

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     # judge
     "GraphPerEventJudge": "judge",
     "GraphPerEventJudgeConfig": "judge",
+    "InContextJudge": "judge.in_context",
     "InContextJudgeConfig": "judge",
     "JudgeFactory": "judge",
     "JudgeSession": "judge",

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .judge.soft_api import JudgeUnavailableError
+from .errors import JudgeUnavailableError
 
 __all__ = [
     "CLEAN_ENV_KEYS",

@@ -42,6 +42,14 @@ class InputError(ValueError):
         return InputErrorFailure(self.message, self.file, self.event_id, self.field)
 
 
+class JudgeUnavailableError(RuntimeError):
+    """A soft judge could not decide; the judgment becomes an error, never a pass."""
+
+    def __init__(self, message: str, *, kind: str = "judge_unavailable") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 def format_validation_error(exc: Exception) -> str:
     """A pydantic ValidationError as short 'field: problem' lines."""
     errors = getattr(exc, "errors", None)

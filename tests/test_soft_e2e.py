@@ -17,8 +17,8 @@ from conformance import CASES
 from llm_server import FakeLLMServer, last_user_message
 
 from pytest_are_judge.judge import GraphPerEventJudge, GraphPerEventJudgeConfig, InContextJudgeConfig, JudgeFactory
+from pytest_are_judge.judge.in_context import InContextJudge
 from pytest_are_judge.readers import load_file
-from pytest_are_judge.soft import InContextJudge
 
 pytest.importorskip("litellm")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")

@@ -17,9 +17,9 @@ import pytest
 from llm_server import FakeLLMServer, Reply, last_user_message
 
 from pytest_are_judge.judge import GraphPerEventJudgeConfig
-from pytest_are_judge.judge.soft_api import SoftRequest
 from pytest_are_judge.model import UserDetails
 from pytest_are_judge.soft import build_soft_judge, reset_usage, usage_totals
+from pytest_are_judge.soft.api import SoftRequest
 
 pytest.importorskip("litellm")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")

@@ -7,15 +7,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..checkers import load_tool_registry
-from ..errors import InputError
+from ..errors import InputError, JudgeUnavailableError
 from ..judgment.failures import Failure, FailureKind, GenericFailure, InputErrorFailure, ToolCallCountsFailure
 from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, Run, Scenario
+from ..soft.api import SoftJudge
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
 from .events import judged_events, split_turns
 from .matching import MatchState, TurnMatcher
 from .oracle import OraclePlan, OracleStep, build_plan
-from .soft_api import JudgeUnavailableError, SoftJudge
 from .tool_judge import ToolJudge
 
 

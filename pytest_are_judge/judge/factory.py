@@ -20,7 +20,7 @@ class JudgeFactory:
         if config is None:
             return GraphPerEventJudge(GraphPerEventJudgeConfig(), **kw)
         if isinstance(config, InContextJudgeConfig):
-            from ..soft import InContextJudge  # lazy: LLM machinery only when asked for
+            from .in_context import InContextJudge  # lazy: LLM machinery only when asked for
 
             return InContextJudge(config, **kw)
         if isinstance(config, ScriptedGraphPerEventJudgeConfig):

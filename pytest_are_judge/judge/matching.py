@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import JudgeUnavailableError
 from ..judgment.failures import (
     ArgCheck,
     EnvOracleMatchingFailure,
@@ -22,8 +23,8 @@ from ..judgment.failures import (
     EventComparisonFailureType as FT,
 )
 from ..model import Event, EventType
+from ..soft.api import SoftRequest
 from .oracle import OracleStep
-from .soft_api import JudgeUnavailableError, SoftRequest
 from .timing import check_time
 
 if TYPE_CHECKING:

@@ -10,10 +10,9 @@ from typing import Any
 
 from ..checkers import CheckerInputError, CheckerType, get_checker, normalize_arg
 from ..checkers._registry import resolve_checker
-from ..errors import InputError
+from ..errors import InputError, JudgeUnavailableError
 from ..judgment.failures import ArgCheck
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
-from .soft_api import JudgeUnavailableError
 
 LLM = CheckerType.llm_checker.value
 _EQ = CheckerType.eq_checker.value

@@ -2,7 +2,7 @@
 
 The matching engine has already run the hard checks and ARE's equality pre-check on the
 normalised values; it hands us only the requests that still need an LLM verdict
-(:class:`~pytest_are_judge.judge.soft_api.SoftRequest`).  For each request we run the
+(:class:`~pytest_are_judge.soft.api.SoftRequest`).  For each request we run the
 tool's soft checkers (ARE's default registry, ``content_checker`` for a tool with LLM
 arguments but no entry), concurrently, and report the first non-passing checker in registry
 order, exactly as a sequential run would.
@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..judge.soft_api import SoftRequest, SoftVerdict
 from . import usage
+from .api import SoftRequest, SoftVerdict
 from .cache import VerdictCache, cache_key, shared_cache
 from .checkers import (
     CHECKERS,

@@ -1,7 +1,7 @@
-"""The seam between the matching engine and LLM (soft) judging.
+"""The seam between the matching engine and LLM (soft) judging: plain types, no LLM library.
 
-The engine never imports an LLM library: it hands :class:`SoftRequest` batches to whatever
-:class:`SoftJudge` it was given (see :mod:`pytest_are_judge.soft`).
+The engine hands :class:`SoftRequest` batches to whatever :class:`SoftJudge` it was given
+(:func:`pytest_are_judge.soft.build_soft_judge` by default) and gets :class:`SoftVerdict` back.
 """
 
 from __future__ import annotations
@@ -44,11 +44,3 @@ class SoftJudge(Protocol):
     def check_many(self, requests: list[SoftRequest]) -> list[SoftVerdict]:
         """Decide every request (implementations may run them concurrently)."""
         ...
-
-
-class JudgeUnavailableError(RuntimeError):
-    """A soft judge could not decide; the judgment becomes an error, never a pass."""
-
-    def __init__(self, message: str, *, kind: str = "judge_unavailable") -> None:
-        super().__init__(message)
-        self.kind = kind

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..judge.config import InContextJudgeConfig
-from ..judge.events import judged_events, split_turns
 from ..judgment.failures import FailureKind, GenericFailure
 from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, EventType, Run, Scenario
-from .engine import run_sync
-from .judge import CheckerResult, SoftToolJudge
-from .prompts import chat, escape, prompt_text, render, sections
+from ..soft.engine import run_sync
+from ..soft.judge import CheckerResult, SoftToolJudge
+from ..soft.prompts import chat, escape, prompt_text, render, sections
+from .config import InContextJudgeConfig
+from .events import judged_events, split_turns
 
 _CRITERIA_BY_FUNCTION = {
     "add_calendar_event": "calendar_add",
@@ -133,7 +133,7 @@ class InContextJudge:
 
     async def ajudge_run(self, run: Run) -> Judgment:
         from ..errors import InputError
-        from ..judge.engine import GraphPerEventJudge
+        from .engine import GraphPerEventJudge
 
         base = dict(
             scenario_id=run.scenario.scenario_id,
