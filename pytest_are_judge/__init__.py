@@ -23,7 +23,10 @@ _EXPORTS: dict[str, str] = {
     "ToolCall": "model",
     "UserDetails": "model",
     # errors
+    "AreJudgeError": "errors",
     "InputError": "errors",
+    "UsageError": "errors",
+    "JudgeUnavailableError": "errors",
     # checkers
     "CheckerType": "checkers",
     "SoftCheckerType": "checkers",
@@ -38,10 +41,10 @@ _EXPORTS: dict[str, str] = {
     "ScriptedGraphPerEventJudge": "judge",
     "ScriptedGraphPerEventJudgeConfig": "judge",
     "ToolCheckerParam": "judge",
-    "load_config": "judge",
+    "load_config": "pipeline",
     # judgment
     "Judgment": "judgment",
-    "JudgmentError": "judgment",
+    "JudgmentError": "errors",
     "Failure": "judgment",
     "FailureKind": "judgment",
     "ToolCallCountsFailure": "judgment",
@@ -53,6 +56,9 @@ _EXPORTS: dict[str, str] = {
     # readers and helpers
     "load_runs": "readers",
     "load_file": "readers",
+    "load_run_file": "readers",
+    "Pipeline": "pipeline",
+    "judge_run": "api",
     "judge_path": "api",
     "assert_judged": "api",
 }

@@ -78,7 +78,7 @@ def _fast_loader_class() -> Any:
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
             if kind is ScalarNode and implicit[0]:
                 return plain_tag(value)
-            return base.resolve(self, kind, value, implicit)
+            return str(super().resolve(kind, value, implicit))
 
     global _constructor
     _constructor = SafeConstructor()

@@ -1,4 +1,4 @@
-"""Convenience entry points: judge a path, judge events, assert a judgment."""
+"""Convenience entry points: judge a run, judge a path, assert a judgment (over :mod:`.pipeline`)."""
 
 from __future__ import annotations
 
@@ -6,51 +6,25 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .judge.config import GraphPerEventJudgeConfig, config_from_mapping
+from .judge.config import GraphPerEventJudgeConfig
 from .judge.engine import GraphPerEventJudge
 from .judgment.result import Judgment
 from .model import Event, Run, Scenario
+from .pipeline import Pipeline, coerce_run, config_from_overrides, effective_config
+
+__all__ = ["assert_judged", "effective_config", "judge_for", "judge_path", "judge_run"]
 
 
 def judge_for(config: GraphPerEventJudgeConfig | dict[str, Any] | None = None, **overrides: Any) -> GraphPerEventJudge:
     """A judge from a config object, a mapping, or keyword overrides."""
-    if isinstance(config, GraphPerEventJudgeConfig):
-        cfg = config.merged(**overrides) if overrides else config
-    else:
-        cfg = config_from_mapping({**(config or {}), **overrides})
-    return GraphPerEventJudge(cfg)
-
-
-def effective_config(base: GraphPerEventJudgeConfig | None, scenario: Scenario) -> GraphPerEventJudgeConfig:
-    """The session config with the scenario file's own ``judge_config`` applied over it."""
-    if not scenario.judge_config:
-        return base or GraphPerEventJudgeConfig()
-    return config_from_mapping(scenario.judge_config, source=scenario.source, base=base)
+    return GraphPerEventJudge(config_from_overrides(config, **overrides))
 
 
 def judge_run(
     run: Run, config: GraphPerEventJudgeConfig | None = None, *, judge: GraphPerEventJudge | None = None
 ) -> Judgment:
-    """Judge one run, honouring its scenario's own settings."""
-    try:
-        cfg = effective_config(config if judge is None else judge.config, run.scenario)
-    except InputError as exc:
-        return Judgment(
-            success=False,
-            failure=exc.to_failure(),
-            scenario_id=run.scenario.scenario_id,
-            run_id=run.run_id,
-            source=run.source,
-        )
-    if judge is None or cfg is not judge.config:
-        judge = GraphPerEventJudge(cfg, soft_judge=judge._soft_judge if judge is not None else None)
-    judgment = judge.judge_run(run)
-    if cfg.evaluators:
-        from .evaluators import run_evaluators
-
-        judgment = run_evaluators(run, judgment, cfg)
-    return judgment
+    """Judge one run, honouring its scenario's own settings (``judge_config``, evaluators)."""
+    return Pipeline(config, judge=judge).judge_run(run)
 
 
 def judge_path(
@@ -62,19 +36,10 @@ def judge_path(
     """Judge every run found under ``paths``; unreadable files become input-error judgments."""
     from .readers import load_runs
 
-    judge = judge_for(config, **overrides)
+    pipeline = Pipeline(config_from_overrides(config, **overrides))
     runs, errors = load_runs(list(paths), oracle_path=oracle)
-    out = [judge_run(r, judge=judge) for r in runs]
-    for exc in errors:
-        out.append(
-            Judgment(
-                success=False,
-                failure=exc.to_failure(),
-                scenario_id="",
-                run_id=Path(exc.file or "?").stem,
-                source=exc.file,
-            )
-        )
+    out = [pipeline.judge_run(r) for r in runs]
+    out += [Judgment.for_input_error(exc, run_id=Path(exc.file or "?").stem) for exc in errors]
     return out
 
 
@@ -89,22 +54,5 @@ def assert_judged(
     path to a trace/scenario file (``oracle`` may then be an oracle-run trace path).
     """
     __tracebackhide__ = True
-    judge = judge_for(None, **config)
-    if isinstance(agent, Run):
-        run = agent
-    elif isinstance(agent, (str, Path)):
-        from .readers import load_runs
-
-        runs, errors = load_runs([agent], oracle_path=oracle if isinstance(oracle, (str, Path)) else None)
-        if errors:
-            raise errors[0]
-        if len(runs) != 1:
-            raise InputError(f"expected exactly one run, found {len(runs)}", file=str(agent))
-        run = runs[0]
-    else:
-        if not isinstance(oracle, Scenario):
-            raise TypeError("assert_judged(events, oracle): oracle must be a Scenario when agent is a list of events")
-        run = Run(scenario=oracle, events=list(agent))
-    judgment = judge_run(run, judge=judge)
-    judgment.assert_success()
-    return judgment
+    run = coerce_run(agent, oracle)
+    return Pipeline(config_from_overrides(None, **config)).judge_run(run).assert_success()

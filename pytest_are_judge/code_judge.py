@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import JudgeUnavailableError
+from .errors import CodeJudgeError
 
 __all__ = [
     "CLEAN_ENV_KEYS",
@@ -62,21 +62,6 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_THRESHOLD = 0.5
 _STDERR_LIMIT = 4000
 _CACHE_SIZE = 4096
-
-
-class CodeJudgeError(JudgeUnavailableError):
-    """A code judge could not give a verdict.  ``data`` holds argv, exit code and stderr."""
-
-    def __init__(self, message: str, *, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message, kind="code_judge_error")
-        self.data: dict[str, Any] = dict(data or {})
-
-    def __str__(self) -> str:
-        text = self.args[0] if self.args else "code judge error"
-        stderr = self.data.get("stderr")
-        if stderr:
-            text += "\n--- stderr ---\n" + str(stderr).rstrip()
-        return text
 
 
 @dataclass(frozen=True)

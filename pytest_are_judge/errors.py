@@ -1,6 +1,8 @@
-"""The one exception type for bad input: it always names where the problem is."""
+"""Every exception of pytest-are-judge, under one base class.  No logic, no imports of ours."""
 
 from __future__ import annotations
+
+from typing import Any
 
 
 def describe_location(file: str | None, event_id: str | None, field: str | None) -> str:
@@ -9,59 +11,100 @@ def describe_location(file: str | None, event_id: str | None, field: str | None)
     return ", ".join(p for p in parts if p)
 
 
-class InputError(ValueError):
-    """Bad input (file, event, field, config).  Rendered without a traceback."""
+class AreJudgeError(Exception):
+    """Base class of every error raised by pytest-are-judge."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | None = None,
-        event_id: str | None = None,
-        field: str | None = None,
-    ) -> None:
-        self.message = message
-        self.file = file
-        self.event_id = event_id
-        self.field = field
-        super().__init__(self.__str__())
+
+class InputError(AreJudgeError, ValueError):
+    """Bad input (file, event, field, config): rendered without a traceback, never a pass."""
+
+    def __init__(self, message: str, *, file: str | None = None, event_id: str | None = None, field: str | None = None):
+        self.message, self.file, self.event_id, self.field = message, file, event_id, field
+        super().__init__(str(self))
 
     def __str__(self) -> str:
         where = describe_location(self.file, self.event_id, self.field)
         return f"{where}: {self.message}" if where else self.message
 
     def with_file(self, file: str) -> InputError:
+        """Name ``file`` when the error does not name one yet."""
         if self.file is None:
             self.file = file
             self.args = (str(self),)
         return self
 
-    def to_failure(self):  # -> InputErrorFailure (import kept local: judgment imports nothing heavy)
-        from .judgment.failures import InputErrorFailure
 
-        return InputErrorFailure(self.message, self.file, self.event_id, self.field)
+class UsageError(AreJudgeError):
+    """A bad option or option value (the plugin raises it as ``pytest.UsageError``, the CLI exits 2)."""
 
 
-class JudgeUnavailableError(RuntimeError):
-    """A soft judge could not decide; the judgment becomes an error, never a pass."""
+class UnknownCheckerError(InputError, KeyError):
+    """No checker function is registered under this name."""
 
-    def __init__(self, message: str, *, kind: str = "judge_unavailable") -> None:
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name, self.known = name, known
+        super().__init__(f"unknown checker {name!r}; known checkers: {', '.join(known)}")
+
+
+class CheckerInputError(AreJudgeError, ValueError):
+    """A checker was given a value it cannot compare (``expected <what>, got <value>``)."""
+
+    def __init__(self, expected: str, received: object, *, checker: str | None = None) -> None:
+        self.expected, self.received, self.checker = expected, received, checker
+        shown = repr(received)
+        super().__init__(f"expected {expected}, got {shown if len(shown) <= 120 else shown[:117] + '...'}")
+
+
+class JudgeUnavailableError(AreJudgeError, RuntimeError):
+    """A judge (LLM, code judge) could not decide: the judgment is an error, never a pass."""
+
+    def __init__(self, message: str, *, kind: str = "judge_unavailable", data: dict[str, Any] | None = None):
         super().__init__(message)
         self.kind = kind
+        self.data: dict[str, Any] = dict(data or {})
+
+
+class CodeJudgeError(JudgeUnavailableError):
+    """A code judge could not give a verdict; ``data`` holds argv, exit code and stderr."""
+
+    def __init__(self, message: str, *, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message, kind="code_judge_error", data=data)
+
+    def __str__(self) -> str:
+        text = str(self.args[0]) if self.args else "code judge error"
+        stderr = self.data.get("stderr")
+        return text + ("\n--- stderr ---\n" + str(stderr).rstrip() if stderr else "")
+
+
+class LLMCallError(AreJudgeError, RuntimeError):
+    """A model call failed for good (after the allowed retries)."""
+
+
+class JudgmentError(AreJudgeError, AssertionError):
+    """A judged run did not pass; its text is the judgment's rich failure report."""
+
+    def __init__(self, judgment: Any) -> None:
+        self.judgment = judgment
+        super().__init__(judgment.render())
+
+
+class CouldNotJudge(AreJudgeError):
+    """The judge could not decide (input error, LLM unavailable...): reported as an error."""
+
+    def __init__(self, judgment: Any) -> None:
+        self.judgment = judgment
+        super().__init__(judgment.render())
 
 
 def format_validation_error(exc: Exception) -> str:
-    """A pydantic ValidationError as short 'field: problem' lines."""
+    """A pydantic ValidationError as short 'field: problem (got value)' parts."""
     errors = getattr(exc, "errors", None)
     if not callable(errors):
         return str(exc)
-    lines = []
+    parts = []
     for err in errors():
         loc = ".".join(str(p) for p in err.get("loc", ()))
-        msg = err.get("msg", "invalid")
-        inp = err.get("input")
-        shown = repr(inp)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        lines.append(f"{loc or '<root>'}: {msg} (got {shown})")
-    return "; ".join(lines)
+        shown = repr(err.get("input"))
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        parts.append(f"{loc or '<root>'}: {err.get('msg', 'invalid')} (got {shown})")
+    return "; ".join(parts)

@@ -28,6 +28,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "records_from_counts",
+    "repeat_lines",
     "repeats_report",
     "run_number_of",
     "summarize_repeats",
@@ -306,3 +307,47 @@ def group_runs(runs: Iterable[Any]) -> dict[str, list[Any]]:
         n = run_number_of(run)
         groups.setdefault(sid, []).append((0 if n is not None else 1, n if n is not None else i, run))
     return {sid: [r for *_, r in sorted(items, key=lambda t: (t[0], t[1]))] for sid, items in groups.items()}
+
+
+# ------------------------------------------------------------------ text
+
+
+def repeat_lines(repeats: Mapping[str, Any], *, indent: str = "  ") -> list[str]:
+    """The repeated-runs section of a terminal summary (plugin and CLI): pass@k / pass^k overall,
+    a table of the repeated scenarios, the gate verdict and the baseline comparison."""
+    from ._rate import format_rate as pct
+    from ._text import table, visible
+
+    k = repeats["k"]
+    if k is None:
+        lines = ["repeated runs: none (no scenario has two runs or more): pass^k cannot be computed"]
+    else:
+        o = repeats["overall"]
+        lines = [
+            f"repeated runs (k={k}): pass@{k} {pct(o['pass_at_k'])}  pass^{k} {pct(o['pass_hat_k'])}  "
+            f"({o['scored']} of {o['scenarios']} scenario(s) scored, {o['runs']} runs)"
+        ]
+        shown = {sid: r for sid, r in repeats["scenarios"].items() if r["n"] >= 2 or r["pass_hat_k"] is not None}
+        if shown:
+            rows = [
+                [visible(sid), str(r["n"]), str(r["c"]), pct(r["pass_at_k"]), pct(r["pass_hat_k"])]
+                for sid, r in shown.items()
+            ]
+            lines += table(["scenario", "runs", "passed", f"pass@{k}", f"pass^{k}"], rows, indent=indent)
+        single = len(repeats["scenarios"]) - len(shown)
+        if single:
+            lines.append(f"{indent}({single} scenario(s) with a single run, fewer than k={k}: not scored)")
+    base = repeats.get("baseline")
+    if base is not None and k is not None:
+        lines.append(
+            f"repeats vs baseline {base['path']} (k={k}): {len(base['regressed'])} regressed, {len(base['improved'])} improved"
+        )
+        for label in ("regressed", "improved"):
+            for sid in base[label]:
+                row = base["scenarios"][sid]
+                b, c = row["baseline"], row["current"]
+                lines.append(
+                    f"{indent}{label}: {visible(sid)} pass^{k} {pct(b['pass_hat_k'])} -> {pct(c['pass_hat_k'])}"
+                    f"  (runs passed {b['c']}/{b['n']} -> {c['c']}/{c['n']})"
+                )
+    return lines

@@ -14,7 +14,7 @@ from pytest_are_judge import code_judge as cj
 from pytest_are_judge.api import effective_config, judge_run
 from pytest_are_judge.checkers import checker_kind, get_checker, known_checkers
 from pytest_are_judge.errors import InputError, JudgeUnavailableError
-from pytest_are_judge.evaluators import evaluator_specs, run_evaluators, run_payload
+from pytest_are_judge.judge.evaluators import evaluator_specs, run_evaluators, run_payload
 from pytest_are_judge.readers import load_file
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "example_scenarios" / "code_judges" / "meeting_moved.yaml"

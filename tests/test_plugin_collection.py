@@ -151,7 +151,7 @@ def test_last_failed_reruns_scenario_items(pytester: pytest.Pytester) -> None:
             "format: are-judge/scenario-v1\nscenario_id: s\nevents:\n  - {id: a, tool: A.f, after: [zz]}\n",
             "*event a*field after*unknown event 'zz'*",
         ),
-        ("scenario_id: [unclosed\n", "*cannot parse at line*"),
+        ("scenario_id: [unclosed\n", "*cannot parse YAML at line*"),
     ],
     ids=["bad-tool", "unknown-dependency", "bad-yaml"],
 )

@@ -152,7 +152,7 @@ def test_llm_options_map_into_config(pytester: pytest.Pytester, run_pytest) -> N
     assert cfg["llm"] is True and cfg["judge_model"] == "m1" and cfg["judge_provider"] == "p1"
     assert cfg["judge_endpoint"] == "http://127.0.0.1:9/v1" and cfg["judge_votes"] == 3 and cfg["matching"] == "exact"
     assert cfg["llm_options"] == {"cache_path": str(pytester.path / "cache.db"), "replay_only": True, "concurrency": 3}
-    result.stdout.fnmatch_lines(["are-judge: *judge_model=m1*llm=True*"])
+    result.stdout.fnmatch_lines(["are-judge: *llm=True*judge_model=m1*"])
 
 
 def test_llm_usage_is_summed_over_workers(pytester: pytest.Pytester, run_pytest) -> None:

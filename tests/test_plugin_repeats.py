@@ -132,13 +132,17 @@ def test_gate_without_repeated_runs_fails_and_bad_values_are_usage_errors(pytest
     asked = pytester.runpytest_subprocess(*args, "--are-k=2")
     asked.stdout.fnmatch_lines(["repeated runs (k=2): pass@2 100.0%  pass^2 0.0%  (1 of 3 scenario(s) scored, 4 runs)"])
     for bad, message in (
-        ("--are-k=0", "*are_k: must be at least 1, got 0*"),
+        ("--are-k=0", "ERROR: --are-k: must be at least 1, got 0"),
         ("--are-min-pass-hat-k=2", "*--are-min-pass-hat-k: must be between 0 and 1*"),
         ("--are-min-pass-hat-k=lots", "*--are-min-pass-hat-k: expected a number*"),
     ):
         result = pytester.runpytest_subprocess(*args, bad)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, bad
         result.stderr.fnmatch_lines([message])
+    pytester.makeini("[pytest]\nare_k = 0\n")
+    from_ini = pytester.runpytest_subprocess(*args)
+    assert from_ini.ret == pytest.ExitCode.USAGE_ERROR
+    from_ini.stderr.fnmatch_lines(["ERROR: are_k (ini): must be at least 1, got 0"])
 
 
 def test_baseline_compares_pass_hat_k_per_scenario_at_the_same_k(pytester: pytest.Pytester, run_pytest) -> None:

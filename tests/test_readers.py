@@ -8,7 +8,7 @@ import pytest
 from conformance import TRACES
 
 from pytest_are_judge.errors import InputError
-from pytest_are_judge.judge.config import load_config
+from pytest_are_judge.pipeline import load_config
 from pytest_are_judge.readers import load_file, load_runs
 from pytest_are_judge.readers.are_json import parse_arg_value, read_export
 from pytest_are_judge.readers.native import json_schema
@@ -81,7 +81,7 @@ def test_malformed_exports_are_clear_input_errors(cab, mutate, needle, tmp_path)
 def test_not_json_is_an_input_error(tmp_path):
     p = tmp_path / "x.json"
     p.write_text("{not json")
-    with pytest.raises(InputError, match=r"not valid JSON at line 1"):
+    with pytest.raises(InputError, match=r"cannot parse JSON at line 1"):
         load_file(p)
 
 
@@ -152,7 +152,7 @@ def test_native_errors_name_the_event(tmp_path):
 def test_native_yaml_syntax_error_has_a_line(tmp_path):
     p = tmp_path / "demo.yaml"
     p.write_text("scenario_id: [oops\n")
-    with pytest.raises(InputError, match="cannot parse at line"):
+    with pytest.raises(InputError, match="cannot parse YAML at line"):
         load_file(p)
 
 

@@ -13,7 +13,7 @@ import pytest
 from conformance import CASES
 
 from pytest_are_judge.api import effective_config, judge_run
-from pytest_are_judge.evaluators import run_evaluators
+from pytest_are_judge.judge.evaluators import run_evaluators
 from pytest_are_judge.readers import load_file, load_runs
 from pytest_are_judge.report import (
     build_report,

@@ -12,7 +12,8 @@ from ..errors import InputError
 from ..judge.config import GraphPerEventJudgeConfig, config_from_mapping
 from ..judgment.result import Judgment
 from ..model import Event, Run, Scenario
-from .judging import judge
+from ..pipeline import coerce_run
+from .judging import judge_with_config
 from .settings import session_config
 
 
@@ -50,27 +51,13 @@ class BoundJudge:
 
         return GraphPerEventJudge(self.config)
 
-    def _run(self, agent: Run | Iterable[Event] | str | Path, oracle: Scenario | str | Path | None) -> Run:
-        __tracebackhide__ = True
-        if isinstance(agent, Run):
-            return agent
-        if isinstance(agent, (str, Path)):
-            return load_run(
-                self._pytest_config,
-                Path(str(self._node.path)).parent,
-                agent,
-                None,
-                oracle if isinstance(oracle, (str, Path)) else None,
-            )
-        if not isinstance(oracle, Scenario):
-            raise TypeError("are_judge(events, oracle): oracle must be a Scenario when agent is a list of events")
-        return Run(scenario=oracle, events=list(agent))
-
     def judge(self, agent: Run | Iterable[Event] | str | Path, oracle: Scenario | str | Path | None = None) -> Judgment:
         """Judge ``agent`` (a Run, events + scenario, or a trace/scenario path); never raises on a verdict."""
         __tracebackhide__ = True
-        run = self._run(agent, oracle)
-        return judge(self._pytest_config, run, item=self._node, overrides=self.overrides or None, base=self._base)
+        run = load_run(self._pytest_config, Path(str(self._node.path)).parent, agent, None, oracle)
+        return judge_with_config(
+            self._pytest_config, run, item=self._node, overrides=self.overrides or None, base=self._base
+        )[0]
 
     __call__ = judge
 
@@ -85,46 +72,33 @@ class BoundJudge:
         return judgment.assert_success()
 
 
-def _resolve(config: pytest.Config, base: Path, path: str | Path) -> Path:
-    p = Path(path)
-    if p.is_absolute():
-        return p
-    for root in (base, config.rootpath, config.invocation_params.dir):
-        if (root / p).exists():
-            return root / p
-    return base / p
+def _resolver(config: pytest.Config, base: Path) -> Any:
+    """Relative paths: the test file's folder, then the rootdir, then the invocation folder."""
+
+    def resolve(path: str | Path) -> Path:
+        p = Path(path)
+        if p.is_absolute():
+            return p
+        for root in (base, config.rootpath, config.invocation_params.dir):
+            if (root / p).exists():
+                return root / p
+        return base / p
+
+    return resolve
 
 
-def load_run(config: pytest.Config, base: Path, path: str | Path, run: str | None, oracle: str | Path | None) -> Run:
-    """One run of a scenario/trace file (an ARE trace takes a sibling oracle-run trace)."""
+def load_run(
+    config: pytest.Config,
+    base: Path,
+    agent: Run | Iterable[Event] | str | Path,
+    run: str | None,
+    oracle: Scenario | str | Path | None,
+) -> Run:
+    """The run meant by ``agent`` (see :func:`~pytest_are_judge.pipeline.coerce_run`); bad input
+    fails the test with the input error's text."""
     __tracebackhide__ = True
-    from ..readers import load_runs
-    from .collection import ScenarioIndex
-
-    p = _resolve(config, base, path)
     try:
-        if oracle is not None:
-            runs, errors = load_runs([p], oracle_path=_resolve(config, base, oracle))
-            if errors:
-                raise errors[0]
-        else:
-            if not p.is_file():
-                raise InputError("no such scenario file", file=str(p))
-            runs = ScenarioIndex([p.parent]).runs(p)
-        if run is not None:
-            chosen = [r for r in runs if r.run_id == run]
-            if not chosen:
-                raise InputError(
-                    f"no run {run!r}; runs: {', '.join(r.run_id for r in runs) or 'none'}", file=str(p), field="run"
-                )
-            return chosen[0]
-        if len(runs) != 1:
-            raise InputError(
-                f"expected exactly one run, found {len(runs)}"
-                + (f" ({', '.join(r.run_id for r in runs)}): pass run=..." if runs else ""),
-                file=str(p),
-            )
-        return runs[0]
+        return coerce_run(agent, oracle, run=run, resolve=_resolver(config, base))
     except InputError as exc:
         _fail(exc)
         raise  # pragma: no cover

@@ -12,112 +12,23 @@ from typing import Any
 
 import pytest
 
-from ..errors import InputError
-from ..judgment.result import Judgment, JudgmentError
+from ..errors import CouldNotJudge, InputError, JudgmentError
+from ..judgment.result import Judgment
 from ..model import Run
-from ..readers._load import SCENARIO_SUFFIXES, LoadedFile, _ignored, load_file
-from ..readers.are_json import read_export
+from ..readers import RunIndex
 from ..repeats import run_number_of
 
 
-class CouldNotJudge(Exception):
-    """The judge could not decide (input error, LLM unavailable...): reported as a pytest error."""
-
-    def __init__(self, judgment: Judgment) -> None:
-        self.judgment = judgment
-        super().__init__(judgment.render())
-
-
-class ScenarioIndex:
-    """The scenario roots of this session, and a per-process cache of loaded files."""
+class ScenarioIndex(RunIndex):
+    """The scenario roots of this session (a :class:`~pytest_are_judge.readers.RunIndex`), and
+    the ``--are-hf`` dataset scenarios every collected run is paired with."""
 
     def __init__(
         self, roots: Iterable[Path], hf: dict[str, list[dict[str, Any]]] | None = None, hf_label: str | None = None
     ) -> None:
-        self.roots = [Path(os.path.abspath(r)) for r in roots]
-        self._root_strs = [(str(r), str(r).rstrip(os.sep) + os.sep, r) for r in self.roots]
+        super().__init__(list(roots))
         self.hf = hf
-        """``--are-hf`` scenarios: every collected run is paired with the dataset scenario of its id."""
         self.hf_label = hf_label
-        self._loaded: dict[Path, LoadedFile | InputError] = {}
-        self._oracles: dict[Path, dict[str | None, tuple[dict[str, Any], str]]] = {}
-
-    def root_of(self, path: Path) -> Path | None:
-        """The scenario root holding ``path`` (an absolute path); compared as strings."""
-        p = str(path)
-        for root, prefix, root_path in self._root_strs:
-            if p == root or p.startswith(prefix):
-                return root_path
-        return None
-
-    def wants(self, path: Path) -> bool:
-        """Is ``path`` a scenario file under one of the roots?"""
-        if path.suffix.lower() not in SCENARIO_SUFFIXES:
-            return False
-        root = self.root_of(path)
-        if root is None:
-            return False
-        if path == root:
-            return True
-        return not _ignored(path, root)
-
-    def load(self, path: Path) -> LoadedFile:
-        cached = self._loaded.get(path)
-        if cached is None:
-            try:
-                cached = load_file(path)
-            except InputError as exc:
-                cached = exc
-            self._loaded[path] = cached
-        if isinstance(cached, InputError):
-            raise cached
-        return cached
-
-    def oracle_for(self, path: Path, scenario_id: str | None) -> tuple[dict[str, Any], str] | None:
-        """The oracle-run trace of ``scenario_id`` in ``path``'s folder, if any."""
-        folder = path.parent
-        oracles = self._oracles.get(folder)
-        if oracles is None:
-            oracles = {}
-            root = self.root_of(path)
-            if root is not None and root.is_dir():
-                for sibling in sorted(folder.iterdir()):
-                    if (
-                        sibling == path
-                        or not sibling.is_file()
-                        or sibling.suffix.lower() != ".json"
-                        or _ignored(sibling, root)
-                    ):
-                        continue
-                    name = sibling.name.lower()
-                    if name.startswith("agent") or ".agent." in name or ".run" in name:
-                        continue  # named like an agent run: never an oracle
-                    try:
-                        lf = self.load(sibling)
-                    except InputError:
-                        continue  # reported by its own collector
-                    if lf.oracle_data is not None:
-                        oracles[lf.scenario_id] = (lf.oracle_data, str(sibling))
-            self._oracles[folder] = oracles
-        return oracles.get(scenario_id)
-
-    def release(self, path: Path) -> None:
-        """Forget a collected file's parse (its items hold their runs); oracle-run traces stay,
-        sibling runs may still need them.  Keeps the heap, and so GC passes, small."""
-        cached = self._loaded.get(path)
-        if isinstance(cached, LoadedFile) and cached.oracle_data is None:
-            del self._loaded[path]
-
-    def runs(self, path: Path) -> list[Run]:
-        lf = self.load(path)
-        if lf.oracle_data is not None:
-            return []  # an oracle-run trace supplies the oracle side, it is not judged
-        if lf.kind != "are_export":
-            return list(lf.runs)
-        oracle = self.oracle_for(path, lf.scenario_id)
-        if oracle is None:
-            return list(lf.runs)
-        return [read_export(lf.raw or {}, file=str(path), oracle=oracle[0], oracle_file=oracle[1])]
 
     def pair(self, run: Run) -> tuple[Run, InputError | None]:
         """``run`` with its ``--are-hf`` scenario as oracle side, or ``(run, error)`` when the dataset
@@ -341,11 +252,11 @@ class ScenarioItem(pytest.Item):
 
     def setup(self) -> None:
         from .judging import judge_with_config
-        from .settings import settings
+        from .settings import needs_views, settings
 
         if self.pair_error is not None:  # --are-hf has no scenario for this run: never judged, never skipped
             self.are_record = run_record(self, self.run, None, error=self.pair_error)
-            if settings(self.config).needs_views():
+            if needs_views(settings(self.config)):
                 self.are_view = error_view(self, str(self.pair_error), run=self.run)
             raise self.pair_error
         t0 = time.perf_counter()
@@ -354,7 +265,7 @@ class ScenarioItem(pytest.Item):
         finally:
             seconds = time.perf_counter() - t0
         self.are_record = run_record(self, self.run, self.judgment, seconds=seconds)
-        if settings(self.config).needs_views():
+        if needs_views(settings(self.config)):
             self.are_view = item_view(self, self.run, self.judgment, cfg)
         if self.judgment.is_error:
             raise CouldNotJudge(self.judgment)
@@ -394,10 +305,10 @@ class LoadErrorItem(pytest.Item):
         self.are_view: dict[str, Any] | None = None
 
     def setup(self) -> None:
-        from .settings import settings
+        from .settings import needs_views, settings
 
         self.are_record = run_record(self, None, None, error=self.error)
-        if settings(self.config).needs_views():
+        if needs_views(settings(self.config)):
             self.are_view = error_view(self, f"cannot load scenario: {self.error}")
         raise self.error
 

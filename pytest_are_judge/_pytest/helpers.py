@@ -31,7 +31,7 @@ def judgment_longrepr(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExcep
         head = f"{path}:{entry.lineno + 1}: in {entry.name}\n" + "".join(
             f"    {line}\n" for line in statement.splitlines()
         )
-    return head + judgment.render()
+    return head + str(judgment.render())
 
 
 def describe_target(target: Any) -> tuple[str, str | None, str | None]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .settings import UsageError, settings
+from .settings import settings
 
 _HF_KEY = pytest.StashKey[dict[str, list[dict[str, Any]]]]()
 
@@ -31,6 +31,6 @@ def hf_scenarios(config: pytest.Config) -> dict[str, list[dict[str, Any]]] | Non
     try:
         scenarios = load_hf_scenarios(s.hf, split=s.hf_split, config=s.hf_config)
     except InputError as exc:
-        raise UsageError(f"--are-hf: {exc}") from None
+        raise pytest.UsageError(f"{s.name('hf')}: {exc}") from None
     config.stash[_HF_KEY] = scenarios
     return scenarios

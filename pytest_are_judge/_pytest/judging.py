@@ -1,4 +1,5 @@
-"""Judging one run inside pytest: config layering, hooks, and a per-process judge cache."""
+"""Judging inside pytest: the shared :class:`~pytest_are_judge.pipeline.Pipeline` with the
+session config and this plugin's hooks (``adjust_config``, ``judgment``) plugged in."""
 
 from __future__ import annotations
 
@@ -6,58 +7,45 @@ from typing import Any
 
 import pytest
 
-from ..api import effective_config
-from ..errors import InputError
-from ..judge.config import GraphPerEventJudgeConfig, config_from_mapping
-from ..judge.engine import GraphPerEventJudge
+from ..judge.config import GraphPerEventJudgeConfig
 from ..judgment.result import Judgment
-from ..model import Run
-from .settings import adjust_config, ensure_checkers, session_config
+from ..model import Run, Scenario
+from ..pipeline import Pipeline
+from .settings import ensure_checkers, session_config
 
-_JUDGES_KEY = pytest.StashKey[dict[str, GraphPerEventJudge]]()
-_SESSION = "<session config>"
-
-
-def _judge_for(config: pytest.Config, cfg: GraphPerEventJudgeConfig) -> GraphPerEventJudge:
-    judges = config.stash.setdefault(_JUDGES_KEY, {})
-    if cfg is session_config(config) and not config.hook.pytest_are_judge_adjust_config.get_hookimpls():
-        # the session's own config object: built by us, handed to no one but adjust_config hooks
-        # (there are none), so it is what it was: no need to serialise it to find its judge
-        judge = judges.get(_SESSION)
-        if judge is None:
-            judge = judges[_SESSION] = GraphPerEventJudge(cfg)
-        return judge
-    key = f"{type(cfg).__name__}:{cfg.model_dump_json()}"
-    judge = judges.get(key)
-    if judge is None:
-        judge = judges[key] = GraphPerEventJudge(cfg)
-    return judge
+_PIPELINES_KEY = pytest.StashKey[dict[int, Pipeline]]()
 
 
-def config_for_run(
-    config: pytest.Config,
-    run: Run,
-    overrides: dict[str, Any] | None = None,
-    *,
-    base: GraphPerEventJudgeConfig | None = None,
-) -> GraphPerEventJudgeConfig:
-    """session config -> scenario file's judge_config -> ``overrides`` -> adjust_config hook."""
-    cfg = effective_config(base if base is not None else session_config(config), run.scenario)
-    if overrides:
-        cfg = config_from_mapping(overrides, source="judge_config fixture/marker", base=cfg)
-    return adjust_config(config, run.scenario, cfg)
+def adjust_config(config: pytest.Config, scenario: Scenario, cfg: GraphPerEventJudgeConfig) -> GraphPerEventJudgeConfig:
+    """Apply ``pytest_are_judge_adjust_config`` results (mapping or config) to ``cfg``."""
+    from ..judge.config import config_from_mapping
+
+    for res in config.hook.pytest_are_judge_adjust_config(scenario=scenario, config=cfg):
+        if res is None:
+            continue
+        if isinstance(res, GraphPerEventJudgeConfig):
+            cfg = res
+        elif isinstance(res, dict):
+            cfg = config_from_mapping(res, source="pytest_are_judge_adjust_config", base=cfg)
+        else:
+            raise TypeError(
+                f"pytest_are_judge_adjust_config must return None, a mapping or a config, got {type(res).__name__}"
+            )
+    return cfg
 
 
-def judge(
-    config: pytest.Config,
-    run: Run,
-    *,
-    item: pytest.Item | None = None,
-    overrides: dict[str, Any] | None = None,
-    base: GraphPerEventJudgeConfig | None = None,
-) -> Judgment:
-    """Judge ``run``; bad input becomes an error judgment (never an exception)."""
-    return judge_with_config(config, run, item=item, overrides=overrides, base=base)[0]
+def pipeline(config: pytest.Config, base: GraphPerEventJudgeConfig | None = None) -> Pipeline:
+    """The pipeline judging with ``base`` (default: the session config), one per base config."""
+    ensure_checkers(config)
+    base = base if base is not None else session_config(config)
+    pipelines = config.stash.setdefault(_PIPELINES_KEY, {})
+    found = pipelines.get(id(base))
+    if found is None or found.base is not base:
+        hooked = bool(config.hook.pytest_are_judge_adjust_config.get_hookimpls())
+        found = pipelines[id(base)] = Pipeline(
+            base, adjust=(lambda scenario, cfg: adjust_config(config, scenario, cfg)) if hooked else None
+        )
+    return found
 
 
 def judge_with_config(
@@ -68,27 +56,9 @@ def judge_with_config(
     overrides: dict[str, Any] | None = None,
     base: GraphPerEventJudgeConfig | None = None,
 ) -> tuple[Judgment, GraphPerEventJudgeConfig | None]:
-    """:func:`judge`, also returning the config the judge used (None when it could not be built)."""
-    ensure_checkers(config)
-    cfg: GraphPerEventJudgeConfig | None
-    try:
-        cfg = config_for_run(config, run, overrides, base=base)
-    except InputError as exc:
-        cfg = None
-        judgment = Judgment(
-            success=False,
-            failure=exc.to_failure(),
-            scenario_id=run.scenario.scenario_id,
-            run_id=run.run_id,
-            source=run.source,
-        )
-    else:
-        judgment = _judge_for(config, cfg).judge_run(run)
-        if getattr(cfg, "evaluators", None):
-            # scenario-level evaluators (code judges...), as pytest_are_judge.api.judge_run does
-            from ..evaluators import run_evaluators
-
-            judgment = run_evaluators(run, judgment, cfg)
+    """Judge ``run`` (bad input becomes an error judgment), calling the judgment hook for ``item``;
+    also returns the config the judge used (None when it could not be built)."""
+    judgment, cfg = pipeline(config, base).judge(run, overrides)
     if item is not None:
         config.hook.pytest_are_judge_judgment(item=item, run=run, judgment=judgment)
     return judgment, cfg

@@ -135,6 +135,8 @@ def summary_lines(
             for nodeid in baseline[key]:
                 lines.append(f"  {label}: {nodeid}")
     if repeats is not None:
+        from ..repeats import repeat_lines
+
         lines += repeat_lines(repeats)
     if llm_usage:
         lines.append(
@@ -176,42 +178,6 @@ def compare_repeat_baseline(
     from ..repeats import compare_repeats, records_from_counts
 
     return compare_repeats(records_from_counts(baseline_counts), repeat_records(records), k)
-
-
-def repeat_lines(repeats: dict[str, Any]) -> list[str]:
-    k = repeats["k"]
-    if k is None:
-        return ["repeated runs: none (no scenario has two runs or more): pass^k cannot be computed"]
-    o = repeats["overall"]
-    lines = [
-        f"repeated runs (k={k}): pass@{k} {_pct(o['pass_at_k'])}  pass^{k} {_pct(o['pass_hat_k'])}  "
-        f"({o['scored']} of {o['scenarios']} scenario(s) scored, {o['runs']} runs)"
-    ]
-    shown = {sid: r for sid, r in repeats["scenarios"].items() if r["n"] >= 2 or r["pass_hat_k"] is not None}
-    if shown:
-        rows = [
-            [sid, str(r["n"]), str(r["c"]), _pct(r["pass_at_k"]), _pct(r["pass_hat_k"])] for sid, r in shown.items()
-        ]
-        headers = ["scenario", "runs", "passed", f"pass@{k}", f"pass^{k}"]
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-        for row in [headers, *rows]:
-            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-    single = len(repeats["scenarios"]) - len(shown)
-    if single:
-        lines.append(f"  ({single} scenario(s) with a single run, fewer than k={k}: not scored)")
-    base = repeats.get("baseline")
-    if base is not None:
-        lines.append(
-            f"repeats vs baseline {base['path']} (k={k}): {len(base['regressed'])} regressed, {len(base['improved'])} improved"
-        )
-        for label in ("regressed", "improved"):
-            for sid in base[label]:
-                row = base["scenarios"][sid]
-                lines.append(
-                    f"  {label}: {sid} pass^{k} {_pct(row['baseline']['pass_hat_k'])} -> {_pct(row['current']['pass_hat_k'])}"
-                    f"  (runs passed {row['baseline']['c']}/{row['baseline']['n']} -> {row['current']['c']}/{row['current']['n']})"
-                )
-    return lines
 
 
 def _prop_name(text: str) -> str:

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from .._rate import format_rate as _pct
-from .settings import Settings, settings
+from ..options import Settings
+from .settings import hf_label, needs_views, settings
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -55,18 +56,18 @@ class AreJudgeSession:
             return
         for p in s.scenarios:
             if not p.exists():
-                raise pytest.UsageError(f"--are-scenarios: no such file or directory: {p}")
+                raise pytest.UsageError(f"{s.name('scenarios')}: no such file or directory: {p}")
         from .collection import ScenarioIndex
         from .hf import hf_scenarios
 
         # --are-hf: loaded here in every process (controller and xdist workers alike), so a bad
         # dataset is a usage error before anything runs
-        self.index = ScenarioIndex(s.scenarios, hf=hf_scenarios(config), hf_label=s.hf_label() if s.hf else None)
+        self.index = ScenarioIndex(s.scenarios, hf=hf_scenarios(config), hf_label=hf_label(s) if s.hf else None)
         # Make the scenario roots part of what pytest collects.  Without explicit test paths
         # (args from testpaths or the current directory), --are-scenarios replaces them.
         args = list(config.args)
         from_args = config.args_source == pytest.Config.ArgsSource.ARGS
-        if s.scenarios_from_cli and not from_args:
+        if "scenarios" in s.from_cli and not from_args:
             args = []
         existing = [Path(os.path.abspath(Path(config.invocation_params.dir, a.split("::")[0]))) for a in args]
         for root in s.scenarios:
@@ -146,7 +147,7 @@ class AreJudgeSession:
 
             run = getattr(item, "run", None)
             report.are_judge = run_record(item, run, None, error=None)
-            if self.settings.needs_views():
+            if needs_views(self.settings):
                 report.are_judge_view = error_view(item, str(report.longrepr), run=run)
         return report
 

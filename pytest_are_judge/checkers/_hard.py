@@ -95,7 +95,7 @@ def path_checker(agent_value: Any, oracle_value: Any, **kwargs: Any) -> bool:
     G2 differs here, ARE does not).
     """
     if agent_value is None or oracle_value is None:
-        return agent_value == oracle_value
+        return bool(agent_value == oracle_value)
     name = "path_checker"
     return _norm_path(agent_value, name) == _norm_path(oracle_value, name)
 
@@ -133,8 +133,8 @@ def datetime_checker(agent_value: Any, oracle_value: Any, **kwargs: Any) -> bool
     :class:`CheckerInputError` (a ``ValueError``) with the expected format in the message.
     """
     if agent_value is None or oracle_value is None:
-        return agent_value == oracle_value
-    return _parse_datetime(agent_value) == _parse_datetime(oracle_value)
+        return bool(agent_value == oracle_value)
+    return bool(_parse_datetime(agent_value) == _parse_datetime(oracle_value))
 
 
 def _strip_or_empty(value: Any) -> str:

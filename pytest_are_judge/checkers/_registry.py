@@ -25,6 +25,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
+from ..errors import UnknownCheckerError
 from . import _hard
 from ._types import CheckerType, SoftCheckerType
 
@@ -43,19 +44,6 @@ __all__ = [
 CheckerKind = Literal["hard", "scripted"]
 CheckerFunc = Callable[..., bool]
 _V = TypeVar("_V")
-
-
-class UnknownCheckerError(KeyError):
-    """No checker function is registered under this name (a ``KeyError``)."""
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        self.name = name
-        self.known = known
-        self.message = f"unknown checker {name!r}; known checkers: {', '.join(known)}"
-        super().__init__(self.message)
-
-    def __str__(self) -> str:  # KeyError would show the message in quotes
-        return self.message
 
 
 @dataclass(frozen=True)
@@ -166,7 +154,8 @@ def _without_comments(d: Mapping[str, _V]) -> dict[str, _V]:
 @functools.cache
 def _data() -> Mapping[str, Any]:
     path = resources.files("pytest_are_judge") / "data" / "tool_registry.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: Mapping[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def _expand_aliases(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 
+from ..errors import CheckerInputError
+
 __all__ = ["CheckerInputError", "CheckerType", "SoftCheckerType"]
 
 
@@ -93,24 +95,3 @@ _NEEDS_SUBTASK: frozenset[SoftCheckerType] = frozenset(
         SoftCheckerType.sanity_checker,
     }
 )
-
-
-class CheckerInputError(ValueError):
-    """A checker was given a value it cannot compare.
-
-    ARE lets the underlying ``ValueError``/``TypeError``/``AttributeError`` escape, which
-    fails the whole validation with the bare rationale ``"Exception"`` (quirks Q13, Q14).
-    Our checkers raise this instead, with a message of the form
-    ``expected <what>, got <repr of value>``; the judge turns it into a readable rejection.
-    """
-
-    def __init__(self, expected: str, received: object, *, checker: str | None = None) -> None:
-        self.expected = expected
-        self.received = received
-        self.checker = checker
-        super().__init__(f"expected {expected}, got {_short_repr(received)}")
-
-
-def _short_repr(value: object, limit: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

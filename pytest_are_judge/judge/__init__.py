@@ -7,7 +7,6 @@ from .config import (
     ScriptedGraphPerEventJudgeConfig,
     ToolCheckerParam,
     config_from_mapping,
-    load_config,
 )
 from .engine import GraphPerEventJudge, JudgeSession
 from .factory import JudgeFactory, ScriptedGraphPerEventJudge
@@ -22,5 +21,4 @@ __all__ = [
     "ScriptedGraphPerEventJudgeConfig",
     "ToolCheckerParam",
     "config_from_mapping",
-    "load_config",
 ]

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .._files import read_utf8, utf8_error
 from ..checkers import CheckerType
 from ..errors import InputError, format_validation_error
 
@@ -133,30 +130,3 @@ def config_from_mapping(
         return cls.model_validate(merged)
     except ValidationError as exc:
         raise InputError(f"invalid judge config: {format_validation_error(exc)}", file=source) from None
-
-
-def load_config(path: str | Path) -> GraphPerEventJudgeConfig:
-    """Load a judge config from a JSON, YAML or TOML file."""
-    p = Path(path)
-    try:
-        text = read_utf8(p)
-    except OSError as exc:
-        raise InputError(f"cannot read config: {exc.strerror}", file=str(p)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(utf8_error(exc), file=str(p)) from None
-    suffix = p.suffix.lower()
-    try:
-        if suffix == ".toml":
-            import tomllib
-
-            data = tomllib.loads(text)
-            data = data.get("tool", {}).get("are_judge", data) if "tool" in data else data
-        elif suffix in (".yaml", ".yml"):
-            from .._yaml import load_yaml
-
-            data = load_yaml(text) or {}
-        else:
-            data = json.loads(text)
-    except Exception as exc:
-        raise InputError(f"cannot parse config: {exc}", file=str(p)) from None
-    return config_from_mapping(data, source=str(p))

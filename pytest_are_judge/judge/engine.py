@@ -69,7 +69,9 @@ class GraphPerEventJudge:
         try:
             sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
         except InputError as exc:
-            return _error(exc, run.scenario, run.run_id, run.source)
+            return Judgment.for_input_error(
+                exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
+            )
         sess.add_events(run.events)
         return sess.finish()
 
@@ -187,7 +189,7 @@ class JudgeSession:
             agent_turn = turns[k] if k < len(turns) else []
             self.failure = self._judge_turn(k, agent_turn)
         except InputError as exc:
-            self.failure = exc.with_file(self.source).to_failure() if self.source else exc.to_failure()
+            self.failure = InputErrorFailure.from_error(exc.with_file(self.source) if self.source else exc)
         except JudgeUnavailableError as exc:
             kind = {"inconclusive": FailureKind.INCONCLUSIVE, "code_judge_error": FailureKind.CODE_JUDGE_ERROR}.get(
                 exc.kind, FailureKind.JUDGE_UNAVAILABLE
@@ -284,16 +286,4 @@ def _counts(names: Iterable[str]) -> dict[str, int]:
 
 def _add_note(failure: Failure, note: str) -> None:
     if hasattr(failure, "note"):
-        failure.note = (failure.note + "\n" if failure.note else "") + note  # type: ignore[attr-defined]
-
-
-def _error(exc: InputError, scenario: Scenario, run_id: str, source: str | None) -> Judgment:
-    if source:
-        exc.with_file(source)
-    return Judgment(
-        success=False,
-        failure=exc.to_failure(),
-        scenario_id=scenario.scenario_id,
-        run_id=run_id,
-        source=source,
-    )
+        failure.note = (failure.note + "\n" if failure.note else "") + note

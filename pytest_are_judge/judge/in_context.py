@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..judgment.failures import FailureKind, GenericFailure
+from ..judgment.failures import FailureKind, GenericFailure, InputErrorFailure
 from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, EventType, Run, Scenario
 from ..soft.engine import run_sync
@@ -135,7 +135,7 @@ class InContextJudge:
         from ..errors import InputError
         from .engine import GraphPerEventJudge
 
-        base = dict(
+        base: dict[str, Any] = dict(
             scenario_id=run.scenario.scenario_id,
             run_id=run.run_id,
             source=run.source or run.scenario.source,
@@ -144,7 +144,7 @@ class InContextJudge:
         try:
             plan = GraphPerEventJudge().plan(run.scenario)
         except InputError as exc:
-            return Judgment(success=False, failure=exc.to_failure(), **base)
+            return Judgment(success=False, failure=InputErrorFailure.from_error(exc), **base)
         turns = split_turns(judged_events(list(run.events)))
         results: list[CheckerResult] = await asyncio.gather(
             *(

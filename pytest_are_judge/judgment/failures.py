@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import InputError, describe_location
+
 
 class FailureKind(str, enum.Enum):
     """Machine-readable failure kinds (``failure_kind`` in JSON output)."""
@@ -286,9 +288,11 @@ class InputErrorFailure(Failure):
     field_name: str | None = None
     kind: FailureKind = field(default=FailureKind.INPUT_ERROR, init=False)
 
-    def __str__(self) -> str:
-        from ..errors import describe_location
+    @classmethod
+    def from_error(cls, exc: InputError) -> InputErrorFailure:
+        return cls(exc.message, exc.file, exc.event_id, exc.field)
 
+    def __str__(self) -> str:
         where = describe_location(self.file, self.event_id, self.field_name)
         return f"Input error{' (' + where + ')' if where else ''}: {self.message}"
 

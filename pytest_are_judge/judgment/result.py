@@ -5,15 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .failures import Failure, FailureKind
-
-
-class JudgmentError(AssertionError):
-    """Raised by :meth:`Judgment.assert_success`; its text is the rich failure report."""
-
-    def __init__(self, judgment: Judgment) -> None:
-        self.judgment = judgment
-        super().__init__(judgment.render())
+from ..errors import InputError, JudgmentError
+from .failures import Failure, FailureKind, InputErrorFailure
 
 
 @dataclass(eq=False)
@@ -30,6 +23,21 @@ class Judgment:
     notes: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
     """Extension data (LLM usage, evaluator results...)."""
+
+    @classmethod
+    def for_input_error(
+        cls, exc: InputError, *, scenario_id: str = "", run_id: str = "", source: str | None = None
+    ) -> Judgment:
+        """The judgment of a run that could not be judged because of bad input (an error)."""
+        if source:
+            exc.with_file(source)
+        return cls(
+            success=False,
+            failure=InputErrorFailure.from_error(exc),
+            scenario_id=scenario_id,
+            run_id=run_id,
+            source=source or exc.file,
+        )
 
     @property
     def failure_kind(self) -> str | None:
@@ -78,8 +86,4 @@ class Judgment:
         }
 
 
-def error_judgment(failure: Failure, **kw: Any) -> Judgment:
-    return Judgment(success=False, failure=failure, **kw)
-
-
-__all__ = ["FailureKind", "Judgment", "JudgmentError", "error_judgment"]
+__all__ = ["FailureKind", "Judgment", "JudgmentError"]

@@ -7,6 +7,6 @@
 
 from __future__ import annotations
 
-from ._load import LoadedFile, discover, load_file, load_runs, read_json
+from ._load import LoadedFile, RunIndex, discover, load_file, load_run_file, load_runs
 
-__all__ = ["LoadedFile", "discover", "load_file", "load_runs", "read_json"]
+__all__ = ["LoadedFile", "RunIndex", "discover", "load_file", "load_run_file", "load_runs"]

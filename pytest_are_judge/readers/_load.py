@@ -1,78 +1,90 @@
-"""Finding files and turning each into runs to judge."""
+"""Finding scenario files, reading each once, and pairing ARE runs with their oracle-run trace.
+
+One rule pairs an ARE agent run with an oracle: the oracle-run trace of the same scenario id in
+the same folder (a file named ``oracle*``/``*.oracle.*``, or marked as an oracle run in its
+metadata and not named like an agent run), unless one oracle is given for every run.  The CLI,
+the library and the pytest plugin all go through :class:`RunIndex`.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._files import read_document
 from ..errors import InputError
-from ..model import Run, Scenario
-from .are_json import is_are_export, is_oracle_run, read_export
-from .native import FORMAT_TAG, _load_structured, read_native
+from ..model import Run
+from .are_json import is_are_export, is_oracle_run, read_export, with_oracle_run
+from .native import FORMAT_TAG, read_native
 
 SCENARIO_SUFFIXES = (".json", ".yaml", ".yml")
+_SKIPPED_NAMES = ("judge_config.json", "expected.json")
 
 
 @dataclass(eq=False)
 class LoadedFile:
-    """What one file holds: runs to judge, and/or an oracle run for its scenario."""
+    """What one file holds: runs to judge, or (an ARE oracle-run trace) the oracle of its scenario."""
 
     path: str
     kind: str  # "are_export" | "native"
     scenario_id: str | None = None
     runs: list[Run] = field(default_factory=list)
-    oracle_data: dict[str, Any] | None = None
-    """For an ARE oracle-run trace: the raw export (used as the oracle of sibling runs)."""
-    raw: dict[str, Any] | None = None
+    oracle_run: Run | None = None
+    """For an ARE oracle-run trace: the trace read as a run (its events are the oracle run)."""
 
 
-def read_json(path: str | Path) -> Any:
-    try:
-        with open(path, "rb") as fh:
-            return json.loads(fh.read())
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        line = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise InputError(f"not valid JSON{line}: {getattr(exc, 'msg', exc)}", file=str(path)) from None
+def named_like_agent_run(name: str) -> bool:
+    """``agent*``, ``*.agent.*`` or ``*.run*``: never taken for an oracle-run trace."""
+    name = name.lower()
+    return name.startswith("agent") or ".agent." in name or ".run" in name
 
 
 def is_oracle_file(path: str | Path, data: dict[str, Any]) -> bool:
-    """An oracle-run trace: named ``oracle*.json`` / ``*.oracle.json``, or marked as an oracle
-    run in its metadata (and not named like an agent run)."""
-    name = Path(path).name.lower()
+    """An oracle-run trace: named ``oracle*``/``*.oracle.*``, or marked as an oracle run in its
+    metadata and not named like an agent run."""
+    name = os.path.basename(str(path)).lower()
     if name.startswith("oracle") or ".oracle." in name:
         return True
-    if name.startswith("agent") or ".agent." in name or ".run" in name:
-        return False
-    return is_oracle_run(data)
+    return not named_like_agent_run(name) and is_oracle_run(data)
+
+
+def ignored(f: Path, root: Path) -> bool:
+    """Files under ``root`` that are never scenarios: hidden or ``__pycache__`` parts, agent logs
+    referenced by native scenarios (``*.log.json``, ``*.jsonl``), judge configs, expected
+    verdicts and our own reports."""
+    froot, fpath = str(root), str(f)
+    if fpath.startswith(froot) and (len(fpath) == len(froot) or fpath[len(froot)] == os.sep or froot.endswith(os.sep)):
+        rel = [part for part in fpath[len(froot) :].split(os.sep) if part]
+    else:
+        rel = list(f.relative_to(root).parts)
+    if any(part.startswith(".") or part == "__pycache__" for part in rel):
+        return True
+    name = os.path.basename(fpath).lower()
+    return name.endswith((".log.json", ".jsonl")) or name in _SKIPPED_NAMES or name.startswith("are-report")
 
 
 def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_file: str | None = None) -> LoadedFile:
-    """Read one scenario/trace file.  Raises :class:`InputError` naming file, event and field."""
+    """Read one scenario/trace file (``oracle``: an oracle-run export to judge an ARE run against).
+    Raises :class:`InputError` naming file, event and field."""
     p = path if isinstance(path, Path) else Path(path)
-    if str(p)[-5:].lower() == ".json":
-        data = read_json(p)
-    else:
-        data = _load_structured(p)
+    file = str(p)
+    data = read_document(p)
     if is_are_export(data):
         if oracle is None and is_oracle_file(p, data):
-            # validate now, so a broken oracle trace is reported even if no run uses it
-            oracle_run = read_export(data, file=str(p))
-            return LoadedFile(str(p), "are_export", oracle_run.scenario.scenario_id, [], oracle_data=data, raw=data)
-        run = read_export(data, file=str(p), oracle=oracle, oracle_file=oracle_file)
-        return LoadedFile(str(p), "are_export", run.scenario.scenario_id, [run], raw=data)
+            # read now, so a broken oracle trace is reported even if no run uses it
+            oracle_run = read_export(data, file=file)
+            return LoadedFile(file, "are_export", oracle_run.scenario.scenario_id, oracle_run=oracle_run)
+        run = read_export(data, file=file, oracle=oracle, oracle_file=oracle_file)
+        return LoadedFile(file, "are_export", run.scenario.scenario_id, [run])
     if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or ("scenario_id" in data and "events" in data)):
-        file = str(p)
         scenario, runs = read_native(data, file=file)
         return LoadedFile(file, "native", scenario.scenario_id, runs)
     raise InputError(
         "not a scenario: expected an ARE export (version are_simulation_v1) or a native scenario "
         f"(format: {FORMAT_TAG})",
-        file=str(p),
+        file=file,
     )
 
 
@@ -83,7 +95,7 @@ def discover(paths: list[str | Path]) -> list[Path]:
         p = Path(raw)
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in SCENARIO_SUFFIXES and not _ignored(f, p):
+                if f.is_file() and f.suffix.lower() in SCENARIO_SUFFIXES and not ignored(f, p):
                     out.append(f)
         elif p.exists():
             out.append(p)
@@ -92,87 +104,158 @@ def discover(paths: list[str | Path]) -> list[Path]:
     return out
 
 
-def _ignored(f: Path, root: Path) -> bool:
-    froot, fpath = str(root), str(f)
-    if fpath.startswith(froot) and (len(fpath) == len(froot) or fpath[len(froot)] == os.sep or froot.endswith(os.sep)):
-        rel = [part for part in fpath[len(froot) :].split(os.sep) if part]  # lexical: no Path objects per file
-    else:
-        rel = list(f.relative_to(root).parts)
-    if any(part.startswith(".") or part == "__pycache__" for part in rel):
-        return True
-    name = os.path.basename(fpath).lower()
-    # agent logs referenced by native scenarios, judge configs, our own outputs
-    return (
-        name.endswith(".log.json")
-        or name.endswith(".jsonl")
-        or name in ("judge_config.json", "expected.json")
-        or name.startswith("are-report")
-    )
+class RunIndex:
+    """Scenario files under some roots, each read once, and the runs to judge in each.
+
+    ``oracle``: one oracle-run trace for every ARE run (``--oracle``); otherwise each ARE run is
+    paired with the oracle-run trace of its scenario in its folder, when there is one.
+    """
+
+    def __init__(self, roots: list[Path] | tuple[Path, ...] = (), *, oracle: str | Path | None = None) -> None:
+        self.roots = [Path(os.path.abspath(r)) for r in roots]
+        self._root_strs = [(str(r), str(r).rstrip(os.sep) + os.sep, r) for r in self.roots]
+        self._loaded: dict[Path, LoadedFile | InputError] = {}
+        self._oracles: dict[Path, dict[str | None, Run]] = {}
+        self.used_oracles: set[str] = set()
+        """Paths of the oracle-run traces that some run was paired with."""
+        self.oracle: Run | None = None
+        self.oracle_path: str | None = None
+        if oracle is not None:
+            self.oracle_path = str(oracle)
+            data = read_document(oracle)
+            if not is_are_export(data):
+                raise InputError("--oracle must be an ARE export (oracle-run trace)", file=str(oracle))
+            self.oracle = read_export(data, file=str(oracle))
+
+    def root_of(self, path: Path) -> Path | None:
+        """The root holding ``path`` (an absolute path), compared as strings."""
+        p = str(path)
+        for root, prefix, root_path in self._root_strs:
+            if p == root or p.startswith(prefix):
+                return root_path
+        return None
+
+    def wants(self, path: Path) -> bool:
+        """Is ``path`` a scenario file under one of the roots?"""
+        if path.suffix.lower() not in SCENARIO_SUFFIXES:
+            return False
+        root = self.root_of(path)
+        return root is not None and (path == root or not ignored(path, root))
+
+    def load(self, path: Path) -> LoadedFile:
+        cached = self._loaded.get(path)
+        if cached is None:
+            try:
+                cached = load_file(path)
+            except InputError as exc:
+                cached = exc
+            self._loaded[path] = cached
+        if isinstance(cached, InputError):
+            raise cached
+        return cached
+
+    def oracle_for(self, path: Path, scenario_id: str | None) -> Run | None:
+        """The oracle-run trace of ``scenario_id`` beside ``path``, if any."""
+        if self.oracle is not None:
+            return self.oracle
+        folder = path.parent
+        oracles = self._oracles.get(folder)
+        if oracles is None:
+            oracles = {}
+            for sibling in sorted(folder.iterdir()):
+                if (
+                    sibling == path
+                    or sibling.suffix.lower() != ".json"
+                    or named_like_agent_run(sibling.name)
+                    or ignored(sibling, folder)
+                    or not sibling.is_file()
+                ):
+                    continue
+                try:
+                    lf = self.load(sibling)
+                except InputError:
+                    continue  # reported where the file itself is read
+                if lf.oracle_run is not None:
+                    oracles[lf.scenario_id] = lf.oracle_run
+            self._oracles[folder] = oracles
+        return oracles.get(scenario_id)
+
+    def runs(self, path: Path) -> list[Run]:
+        """The runs to judge in ``path`` (none in an oracle-run trace: it is an oracle)."""
+        if self.oracle_path is not None and os.path.abspath(path) == os.path.abspath(self.oracle_path):
+            return []
+        lf = self.load(path)
+        if lf.oracle_run is not None or lf.kind != "are_export":
+            return list(lf.runs)
+        oracle = self.oracle_for(path, lf.scenario_id)
+        if oracle is None:
+            return list(lf.runs)
+        if oracle.source:
+            self.used_oracles.add(oracle.source)
+        return [with_oracle_run(run, oracle) for run in lf.runs]
+
+    def release(self, path: Path) -> None:
+        """Forget a file's parse once its runs are taken (oracle-run traces stay: siblings may
+        still need them)."""
+        cached = self._loaded.get(path)
+        if isinstance(cached, LoadedFile) and cached.oracle_run is None:
+            del self._loaded[path]
 
 
 def load_runs(
     paths: list[str | Path], *, oracle_path: str | Path | None = None, explicit_files_are_runs: bool = False
 ) -> tuple[list[Run], list[InputError]]:
-    """Every run under ``paths``.  An oracle-run trace supplies the oracle side for ARE runs of the
-    same scenario id in the same folder (or everywhere, when given as ``oracle_path``).
+    """Every run under ``paths``, and the files that could not be read (never skipped).
+
     With ``explicit_files_are_runs``, an oracle-run trace named directly in ``paths`` that no run
-    uses is judged itself (against its own definition: a self-check).
-    Unreadable files are returned as errors, never skipped."""
-    errors: list[InputError] = []
-    explicit_oracle: tuple[dict[str, Any], str] | None = None
-    if oracle_path is not None:
-        explicit_oracle = (read_json(oracle_path), str(oracle_path))
-    files = discover(list(paths))
-    loaded: list[LoadedFile] = []
-    oracles: dict[tuple[str, str | None], tuple[dict[str, Any], str]] = {}
-    for f in files:
-        if explicit_oracle is not None and Path(f).resolve() == Path(explicit_oracle[1]).resolve():
-            continue
-        try:
-            lf = load_file(f, oracle=None)
-        except InputError as exc:
-            errors.append(exc)
-            continue
-        if lf.oracle_data is not None:
-            oracles[(str(Path(f).parent), lf.scenario_id)] = (lf.oracle_data, str(f))
-        loaded.append(lf)
+    uses is judged itself, against its own definition (a self-check)."""
+    index = RunIndex([Path(p) if Path(p).is_dir() else Path(p).parent for p in paths], oracle=oracle_path)
     runs: list[Run] = []
-    used: set[str] = set()
-    for lf in loaded:
-        if lf.kind != "are_export" or lf.oracle_data is not None:
-            runs.extend(lf.runs)
-            continue
-        oracle = explicit_oracle or oracles.get((str(Path(lf.path).parent), lf.scenario_id))
-        if oracle is None:
-            runs.extend(lf.runs)
-            continue
-        used.add(oracle[1])
+    errors: list[InputError] = []
+    for f in discover(list(paths)):
         try:
-            runs.append(read_export(lf.raw or {}, file=lf.path, oracle=oracle[0], oracle_file=oracle[1]))
+            runs.extend(index.runs(f))
         except InputError as exc:
             errors.append(exc)
     if explicit_files_are_runs:
-        named = {str(Path(p)) for p in paths if Path(p).is_file()}
-        for lf in loaded:
-            if lf.oracle_data is not None and lf.path in named and lf.path not in used:
-                try:
-                    runs.append(read_export(lf.oracle_data, file=lf.path))
-                except InputError as exc:
-                    errors.append(exc)
+        for p in paths:
+            if not Path(p).is_file() or str(p) in index.used_oracles:
+                continue
+            try:
+                lf = index.load(Path(p))
+            except InputError:
+                continue  # already reported
+            if lf.oracle_run is not None and (index.oracle_path is None or str(p) != index.oracle_path):
+                runs.append(lf.oracle_run)
     return runs, errors
+
+
+def load_run_file(path: str | Path, *, run: str | None = None, oracle: str | Path | None = None) -> Run:
+    """The one run to judge in a scenario/trace file (``run``: its id when the file has several)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such scenario file", file=str(p))
+    runs = RunIndex([p.parent], oracle=oracle).runs(p)
+    if run is not None:
+        chosen = [r for r in runs if r.run_id == run]
+        if not chosen:
+            raise InputError(
+                f"no run {run!r}; runs: {', '.join(r.run_id for r in runs) or 'none'}", file=str(p), field="run"
+            )
+        return chosen[0]
+    if len(runs) != 1:
+        listed = f" ({', '.join(r.run_id for r in runs)}): pass run=..." if runs else ""
+        raise InputError(f"expected exactly one run, found {len(runs)}{listed}", file=str(p))
+    return runs[0]
 
 
 def count_oracle_files(paths: list[str | Path]) -> int:
     """How many oracle-run traces are under ``paths`` (for 'no runs found' messages)."""
+    index = RunIndex()
     n = 0
     for f in discover(list(paths)):
         try:
-            lf = load_file(f)
+            n += index.load(f).oracle_run is not None
         except InputError:
             continue
-        n += lf.oracle_data is not None
     return n
-
-
-def scenario_of(run: Run) -> Scenario:
-    return run.scenario

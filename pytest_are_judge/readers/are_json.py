@@ -166,7 +166,7 @@ def _event_type(raw: dict[str, Any], *, file: str, event_id: str) -> EventType:
         ) from None
 
 
-def _float_or_none(v: Any, *, file: str, event_id: str, field: str) -> float | None:
+def _float_or_none(v: Any, *, file: str, event_id: str | None, field: str) -> float | None:
     if v is None:
         return None
     try:
@@ -323,25 +323,12 @@ def scenario_from_export(data: dict[str, Any], *, file: str) -> Scenario:
 def read_export(
     data: dict[str, Any], *, file: str, oracle: dict[str, Any] | None = None, oracle_file: str | None = None
 ) -> Run:
-    """One agent run from an ARE export (oracle side from ``oracle`` when given)."""
+    """One agent run from an ARE export (oracle side from the oracle-run export ``oracle`` when given)."""
     scenario = scenario_from_export(data, file=file)
     app_classes = {a.name: a.class_name for a in scenario.apps}
     events = parse_completed_events(data.get("completed_events"), app_classes, file=file)
-    if oracle is not None:
-        of = oracle_file or "<oracle>"
-        oscen = scenario_from_export(oracle, file=of)
-        if oscen.scenario_id != scenario.scenario_id:
-            raise InputError(
-                f"oracle trace is for scenario {oscen.scenario_id!r}, the run for {scenario.scenario_id!r}",
-                file=of,
-                field="metadata.definition.scenario_id",
-            )
-        oapps = {a.name: a.class_name for a in oscen.apps}
-        scenario = scenario.model_copy(
-            update={"oracle_run": parse_completed_events(oracle.get("completed_events"), oapps, file=of)}
-        )
     run_number = scenario.metadata.get("run_number")
-    return Run(
+    run = Run(
         scenario=scenario,
         events=events,
         run_id=Path(file).stem,
@@ -351,3 +338,18 @@ def read_export(
         # an ARE export cannot declare it is known-bad; its file name can (agent_x.xfail.json)
         expected="fail" if XFAIL_NAME_TAG in Path(file).name.lower() else None,
     )
+    if oracle is not None:
+        run = with_oracle_run(run, read_export(oracle, file=oracle_file or "<oracle>"))
+    return run
+
+
+def with_oracle_run(run: Run, oracle: Run) -> Run:
+    """``run`` judged against the completed events of ``oracle`` (an oracle-run trace of the
+    same scenario), without parsing either file again."""
+    if oracle.scenario.scenario_id != run.scenario.scenario_id:
+        raise InputError(
+            f"oracle trace is for scenario {oracle.scenario.scenario_id!r}, the run for {run.scenario.scenario_id!r}",
+            file=oracle.source,
+            field="metadata.definition.scenario_id",
+        )
+    return run.model_copy(update={"scenario": run.scenario.model_copy(update={"oracle_run": oracle.events})})

@@ -8,17 +8,16 @@ runs may also live in separate JSON/JSONL files.  The JSON Schema is generated f
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .._files import read_utf8, utf8_error
+from .._files import read_document
 from ..errors import InputError, format_validation_error
 from ..model import AUI_APP, Event, EventType, OperationType, Run, Scenario
 
-FORMAT_TAG = "are-judge/scenario-v1"
+FORMAT_TAG: Final = "are-judge/scenario-v1"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -207,33 +206,6 @@ def agent_events_from_native(items: list[NativeAgentEvent], *, start_time: float
     return [Event.model_validate(d) for d in _agent_event_dicts(items, start_time=start_time, apps=apps)]
 
 
-def _load_structured(path: Path) -> Any:
-    try:
-        text = read_utf8(path)
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(utf8_error(exc), file=str(path)) from None
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            from .._yaml import load_yaml
-
-            return load_yaml(text)
-        if path.suffix.lower() == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        return json.loads(text)
-    except Exception as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = (
-            f" at line {mark.line + 1}"
-            if mark is not None
-            else (f" at line {exc.lineno}" if hasattr(exc, "lineno") else "")
-        )
-        raise InputError(
-            f"cannot parse{line}: {getattr(exc, 'msg', None) or getattr(exc, 'problem', None) or exc}", file=str(path)
-        ) from None
-
-
 def validate_native(data: Any, *, file: str) -> ScenarioFile:
     if not isinstance(data, dict):
         raise InputError("a scenario file must be a mapping", file=file)
@@ -291,7 +263,7 @@ def read_native(data: dict[str, Any], *, file: str) -> tuple[Scenario, list[Run]
 
 
 def read_agent_log(path: Path) -> list[NativeAgentEvent]:
-    data = _load_structured(path)
+    data = read_document(path)
     if isinstance(data, dict) and "events" in data:
         data = data["events"]
     if not isinstance(data, list):

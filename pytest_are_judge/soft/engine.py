@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..errors import LLMCallError
 from . import usage
 from .options import ModelSettings, SoftOptions
 
@@ -39,10 +40,6 @@ def _import_litellm() -> Any:
                 litellm.suppress_debug_info = True
                 _litellm = litellm
     return _litellm
-
-
-class LLMCallError(RuntimeError):
-    """A model call failed for good (after the allowed retries)."""
 
 
 @dataclass

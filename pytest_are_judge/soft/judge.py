@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..errors import LLMCallError
 from . import usage
 from .api import SoftRequest, SoftVerdict
 from .cache import VerdictCache, cache_key, shared_cache
@@ -32,7 +33,7 @@ from .checkers import (
     subtask_messages,
     today_from,
 )
-from .engine import LLMCallError, LLMEngine, run_sync
+from .engine import LLMEngine, run_sync
 from .options import ModelSettings, SoftOptions, parse_options, resolve_model
 from .parsing import parse_subtask, parse_verdict
 from .prompts import VERDICT_SCHEMA, chat, prompt_version
@@ -337,4 +338,6 @@ class MildToolJudge(SoftToolJudge):
 
 def build_soft_judge(config: Any) -> MildToolJudge:
     """The soft judge for a :class:`GraphPerEventJudgeConfig` (offline; no litellm import)."""
-    return MildToolJudge.from_config(config)
+    judge = MildToolJudge.from_config(config)
+    assert isinstance(judge, MildToolJudge)
+    return judge

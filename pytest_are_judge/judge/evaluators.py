@@ -23,11 +23,11 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .code_judge import CodeJudgeError, base_dir_of, check_options, event_to_json, run_code_judge
-from .errors import InputError
-from .judgment.failures import FailureKind, GenericFailure
-from .judgment.result import Judgment
-from .model import AUI_SEND_TO_AGENT, AUI_SEND_TO_USER, EventType, Run
+from ..code_judge import CodeJudgeError, base_dir_of, check_options, event_to_json, run_code_judge
+from ..errors import InputError
+from ..judgment.failures import FailureKind, GenericFailure, InputErrorFailure
+from ..judgment.result import Judgment
+from ..model import AUI_SEND_TO_AGENT, AUI_SEND_TO_USER, EventType, Run
 
 __all__ = ["EVALUATOR_TYPES", "evaluator_specs", "run_evaluators", "run_payload"]
 
@@ -165,7 +165,7 @@ def run_evaluators(run: Run, judgment: Judgment, config: Any = None) -> Judgment
     try:
         specs = evaluator_specs(cfg, source=run.scenario.source)
     except InputError as exc:
-        return dataclasses.replace(judgment, success=False, failure=exc.to_failure())
+        return dataclasses.replace(judgment, success=False, failure=InputErrorFailure.from_error(exc))
     if not specs:
         return judgment
     base = base_dir_of(run.scenario, run.source)
