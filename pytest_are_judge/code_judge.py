@@ -28,15 +28,15 @@ Identical invocations (same argv, environment and input JSON) are run once per p
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import math
 import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,22 +192,19 @@ def _environment(clean_env: bool, extra: Mapping[str, str] | None) -> dict[str, 
     return env
 
 
-_cache: OrderedDict[tuple[Any, ...], CodeJudgeResult] = OrderedDict()
-_cache_lock = threading.Lock()
-_stats = {"runs": 0, "hits": 0}
+_runs = [0]
 
 
 def clear_cache() -> None:
     """Forget memoized code-judge answers (tests, long-lived processes)."""
-    with _cache_lock:
-        _cache.clear()
-        _stats.update(runs=0, hits=0)
+    _run_cached.cache_clear()
+    _runs[0] = 0
 
 
 def cache_stats() -> dict[str, int]:
     """How many programs were started and how many answers came from the memo."""
-    with _cache_lock:
-        return dict(_stats, size=len(_cache))
+    info = _run_cached.cache_info()
+    return {"runs": _runs[0], "hits": info.hits, "size": info.currsize}
 
 
 def _tail(text: str) -> str:
@@ -279,24 +276,27 @@ def run_code_judge(
         stdin = json.dumps(payload, default=str, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise CodeJudgeError(f"cannot encode the code judge input as JSON: {exc}") from None
-    key = (tuple(argv), stdin, bool(clean_env), tuple(sorted((env or {}).items())), cwd)
-    if use_cache:
-        with _cache_lock:
-            hit = _cache.get(key)
-            if hit is not None:
-                _cache.move_to_end(key)
-                _stats["hits"] += 1
-                return CodeJudgeResult(**{**hit.__dict__, "cached": True})
-    data: dict[str, Any] = {"argv": argv}
+    key = (tuple(argv), stdin, bool(clean_env), tuple(sorted((env or {}).items())), cwd, float(timeout))
+    if not use_cache:
+        return _run(*key)
+    hits = _run_cached.cache_info().hits
+    result = _run_cached(*key)
+    return dataclasses.replace(result, cached=True) if _run_cached.cache_info().hits > hits else result
+
+
+def _run(
+    argv: tuple[str, ...], stdin: str, clean_env: bool, env: tuple[tuple[str, str], ...], cwd: str, timeout: float
+) -> CodeJudgeResult:
+    data: dict[str, Any] = {"argv": list(argv)}
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
             argv,
             input=stdin.encode("utf-8"),
             capture_output=True,
-            timeout=float(timeout),
+            timeout=timeout,
             cwd=cwd,
-            env=_environment(clean_env, env),
+            env=_environment(clean_env, dict(env)),
             shell=False,
             check=False,
         )
@@ -306,8 +306,7 @@ def run_code_judge(
     except OSError as exc:
         raise CodeJudgeError(f"cannot start code judge {' '.join(argv)}: {exc.strerror or exc}", data=data) from None
     elapsed = time.perf_counter() - t0
-    with _cache_lock:
-        _stats["runs"] += 1
+    _runs[0] += 1
     stderr = _tail(_decode(proc.stderr))
     data.update(stderr=stderr, exit_code=proc.returncode)
     if proc.returncode != 0:
@@ -318,13 +317,11 @@ def run_code_judge(
         )
         raise CodeJudgeError(f"code judge {how}: {' '.join(argv)}", data=data)
     score, hits, misses, reasoning = _parse_output(_decode(proc.stdout), data=data)
-    result = CodeJudgeResult(score, hits, misses, reasoning, stderr, tuple(argv), elapsed)
-    if use_cache:
-        with _cache_lock:
-            _cache[key] = result
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
-    return result
+    return CodeJudgeResult(score, hits, misses, reasoning, stderr, argv, elapsed)
+
+
+_run_cached = functools.lru_cache(maxsize=_CACHE_SIZE)(_run)
+"""Answers memoized by program, input, environment and folder (failures are never memoized)."""
 
 
 # ------------------------------------------------------------------ payloads
