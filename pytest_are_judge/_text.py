@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["shorten", "table", "visible"]
+__all__ = ["bounded", "shorten", "table", "visible"]
 
 # C0 controls (tab and newline handled by the caller's choice), DEL, C1 controls, and the
 # Unicode format characters that reorder or hide text (bidi embeddings/overrides/isolates,
@@ -56,3 +56,26 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, indent: str 
         return (indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths))).rstrip()
 
     return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def bounded(data: object, limit: int = 2000, *, items: int = 200) -> object:
+    """JSON-like ``data`` with every string cut to about ``limit`` characters and every list or
+    mapping to ``items`` entries (the cut says how much there was): safe to render and to send
+    between processes whatever an agent wrote."""
+    if isinstance(data, str):
+        return shorten(data, limit)
+    if isinstance(data, dict):
+        out = {shorten(str(k), 200): bounded(v, limit, items=items) for k, v in list(data.items())[:items]}
+        if len(data) > items:
+            out["…"] = f"{len(data) - items} more entries"
+        return out
+    if isinstance(data, (list, tuple)):
+        seq = [bounded(v, limit, items=items) for v in list(data)[:items]]
+        if len(data) > items:
+            seq.append(f"… {len(data) - items} more items")
+        return seq
+    if data is None or isinstance(data, (bool, int, float)):
+        if isinstance(data, int) and not isinstance(data, bool) and data.bit_length() > 100:
+            return f"<an integer of {data.bit_length()} bits>"
+        return data
+    return shorten(str(data), limit)

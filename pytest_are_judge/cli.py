@@ -234,26 +234,9 @@ def _print_human(results: list[tuple[Any, Any]], statuses: list[str], color: boo
 
 
 def _write_reports(s: Any, results: list[tuple[Any, Any]], statuses: list[str], config: Any) -> None:
-    from .report import build_report, render_html, write_markdown_summary
-    from .report.view import run_view, unjudged_view
+    from .report import build_report, render_html, run_record, write_markdown_summary
 
-    views = []
-    for (run, j), st in zip(results, statuses):
-        if run is not None:
-            view = run_view(run, j, config)
-        else:  # an input error: no run to draw, but it is listed
-            view = unjudged_view(
-                failure_text=j.render(),
-                scenario_id=j.scenario_id,
-                run_id=j.run_id,
-                name=j.run_id,
-                source=j.source,
-                failure_kind=j.failure_kind,
-                judgment=j.to_dict(),
-            )
-        view["cli_status"] = st
-        views.append(view)
-    report = build_report(views, title="are-judge report")
+    report = build_report([run_record(j) for _run, j in results], title="are-judge report")
     if s.html:
         Path(s.html).write_text(render_html(report), encoding="utf-8")
     if s.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):

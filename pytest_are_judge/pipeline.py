@@ -19,6 +19,7 @@ from .judge.config import GraphPerEventJudgeConfig, config_from_mapping
 from .judge.engine import GraphPerEventJudge
 from .judgment.result import Judgment
 from .model import Event, Run, Scenario
+from .repeats import run_number_of
 
 Adjust = Callable[[Scenario, GraphPerEventJudgeConfig], GraphPerEventJudgeConfig]
 """Called last with the scenario and its config; returns the config to use (plugin hook)."""
@@ -119,6 +120,10 @@ class Pipeline:
                 from .judge.evaluators import run_evaluators
 
                 judgment = run_evaluators(run, judgment, cfg)
+        if judgment.expected is None:
+            judgment.expected = run.expected
+        if judgment.run_number is None:
+            judgment.run_number = run_number_of(run)
         if self.observe is not None:
             self.observe(run, judgment)
         return judgment, cfg

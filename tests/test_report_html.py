@@ -1,8 +1,10 @@
-"""Visual reports: run_view, Markdown/Mermaid, and the HTML page rendered in headless Chromium."""
+"""Reports drawn only from judgments: the trace the judge records, the run records, Markdown
+(through a real CommonMark parser), the HTML page, and the page in headless Chromium."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -12,129 +14,183 @@ from pathlib import Path
 import pytest
 from conformance import CASES
 
-from pytest_are_judge.api import effective_config, judge_run
-from pytest_are_judge.judge.evaluators import run_evaluators
-from pytest_are_judge.readers import load_file, load_runs
-from pytest_are_judge.report import (
-    build_report,
-    mermaid_graph,
-    render_html,
-    render_markdown,
-    run_view,
-    write_markdown_summary,
-)
+from pytest_are_judge._text import visible
+from pytest_are_judge.pipeline import Pipeline
+from pytest_are_judge.readers import load_runs
+from pytest_are_judge.report import build_report, mermaid_graph, render_html, render_markdown, run_record
+from pytest_are_judge.report.markdown import code
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "example_scenarios" / "code_judges" / "meeting_moved.yaml"
-CASE_NAMES = [
-    "cab__drop__oracle_cancel",
-    "cab__time_shift_out__oracle_order_plus26",
-    "cab__arg__oracle_order__locations_other",
-]
-CHROMIUM = next(
-    (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome", "chrome") if shutil.which(n)), None
-)
+EXAMPLES = ROOT / "example_scenarios"
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+SCREENSHOTS = ROOT / "docs" / "img"
 
 
-def case_view(name: str) -> dict:
+def case_record(name: str) -> dict:
     runs, errors = load_runs([CASES / name / "agent.json"], oracle_path=CASES / name / "oracle.json")
     assert not errors
-    return run_view(runs[0], judge_run(runs[0]))
+    return dict(run_record(Pipeline().judge_run(runs[0])))
 
 
-def example_views() -> list[dict]:
-    out = []
-    for r in load_file(EXAMPLE).runs:
-        j = run_evaluators(r, judge_run(r), effective_config(None, r.scenario))
-        out.append(run_view(r, j))
-    return out
+def example_records() -> dict[str, dict]:
+    runs, errors = load_runs([EXAMPLES])
+    assert not errors
+    return {f"{r.scenario.scenario_id}:{r.run_id}": dict(run_record(Pipeline().judge_run(r))) for r in runs}
 
 
-def make_report() -> dict:
-    views = [case_view(n) for n in CASE_NAMES] + example_views()
-    return build_report(views, title="ARE judge report </script><b>x</b>")
+def nodes(rec: dict) -> dict[str, dict]:
+    return {n["id"]: n for n in rec["trace"]["oracle"]}
 
 
-def test_run_view_statuses_and_windows():
-    passed = case_view("cab__arg__oracle_order__locations_other")
-    assert passed["status"] == "passed"
-    assert all(n["status"] == "matched" and n["matched_agent_event"] for n in passed["oracle_nodes"])
-    assert all(e["matched_oracle"] for e in passed["agent_events"] if e["judged"])
-    counts = case_view("cab__drop__oracle_cancel")
-    assert counts["status"] == "failed" and counts["failure_kind"] == "tool_count"
-    st = {n["id"]: n["status"] for n in counts["oracle_nodes"]}
-    assert st["oracle_cancel"] == "failed" and st["oracle_order"] == "unmatched"
-    late = case_view("cab__time_shift_out__oracle_order_plus26")
-    st = {n["id"]: n["status"] for n in late["oracle_nodes"]}
-    assert st["user_msg_0"] == "matched" and st["oracle_order"] == "failed"
-    lo, hi = late["windows"]["oracle_order"]
-    node = next(n for n in late["oracle_nodes"] if n["id"] == "oracle_order")
-    tol = late["tolerances"]
+def test_count_failure_marks_the_tool_rejected_and_the_rest_not_reached():
+    rec = case_record("cab__drop__oracle_cancel")
+    assert rec["verdict"] == "fail" and rec["failure_kind"] == "tool_count"
+    states = {i: n["state"] for i, n in nodes(rec).items()}
+    assert states["oracle_cancel"] == "rejected"
+    assert states["oracle_order"] == "not_reached"  # never tried: the turn's counts differ
+    assert "counts differ" in nodes(rec)["oracle_order"]["note"]
+
+
+def test_time_failure_has_its_checked_window_around_the_expected_time():
+    rec = case_record("cab__time_shift_out__oracle_order_plus26")
+    n = nodes(rec)
+    assert n["user_msg_0"]["state"] == "matched" and n["user_msg_0"]["window"] is None  # not time-checked
+    order = n["oracle_order"]
+    assert order["state"] == "rejected"
+    lo, hi = order["window"]
+    tol = rec["trace"]["tolerances"]
     assert hi - lo == pytest.approx(tol["pre"] + tol["post"])
-    assert lo <= node["time"] <= hi
-    agent = [e for e in late["agent_events"] if e["tool"] == node["tool"]]
+    assert lo <= order["expected_time"] <= hi  # the dot is inside its own window
+    agent = [e for e in rec["trace"]["agent"] if e["tool"] == order["tool"]]
     assert agent and all(e["time"] > hi for e in agent)  # shifted out of the window
-    json.dumps(late)
-    assert "oracle_order" in late["failure_text"]
+    assert "oracle_order" in rec["failure_text"]
+    json.dumps(rec)
 
 
-def test_run_view_of_a_native_scenario_with_parents():
-    views = {v["run_id"]: v for v in example_views()}
-    good = views["good"]
-    nodes = {n["id"]: n for n in good["oracle_nodes"]}
-    assert nodes["send"]["parents"] == ["user_msg"] and nodes["reply"]["deps"] == ["send"]
-    assert views["impolite"]["status"] == "failed" and views["impolite"]["failure_kind"] == "evaluator_reject"
-    assert all(n["status"] == "matched" for n in views["impolite"]["oracle_nodes"])
-    wrong = {n["id"]: n["status"] for n in views["wrong_time"]["oracle_nodes"]}
-    assert wrong == {"user_msg": "matched", "send": "failed", "reply": "unmatched"}
+def test_multi_turn_events_are_placed_in_the_agents_time_frame():
+    recs = example_records()
+    good = recs["team_dinner:good"]
+    n = nodes(good)
+    agent = {e["id"]: e for e in good["trace"]["agent"]}
+    turn1_msg = agent["ask_announce"]
+    assert turn1_msg["turn"] == 1 and turn1_msg["time"] == pytest.approx(30)
+    assert n["create_group"]["turn"] == 1
+    # expected after the turn-1 user message the agent received at t=30 (not at the oracle's t=~5)
+    assert n["create_group"]["expected_time"] >= turn1_msg["time"]
+    assert n["create_group"]["oracle_time"] < turn1_msg["time"]
+    assert n["ask_announce"]["type"] == "USER" and n["ask_announce"]["state"] == "matched"
+    for node in n.values():
+        if node["window"] is not None:
+            lo, hi = node["window"]
+            assert (lo is None or lo <= node["expected_time"]) and (hi is None or node["expected_time"] <= hi)
 
 
-def test_markdown_and_mermaid(tmp_path, monkeypatch):
-    report = make_report()
-    if not report["runs"]:
-        pytest.skip("no runs available")
-    md = render_markdown(report)
-    assert md.startswith("## ")
-    failing = [r for r in report["runs"] if r["status"] != "passed"]
-    assert md.count("```mermaid") == len(failing)
-    for r in failing:
-        assert f"{r['scenario_id']} : {r['run_id']}" in md
-    g = mermaid_graph(failing[0])
-    assert g.startswith("graph TD") and "classDef failed" in g and re.search(r"class [n0-9,]+ failed", g)
-    summary = tmp_path / "gh_summary.md"
-    summary.write_text("previous step\n")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    written = write_markdown_summary(report, tmp_path / "out" / "summary.md")
-    assert written == [tmp_path / "out" / "summary.md", summary]
-    assert summary.read_text().startswith("previous step\n## ")
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY")
-    assert write_markdown_summary(report) == []
-    ok = render_markdown(build_report([r for r in report["runs"] if r["status"] == "passed"]))
-    assert "All runs passed" in ok and "mermaid" not in ok
+def test_not_reached_after_a_failure_and_windows_only_where_checked():
+    recs = example_records()
+    late = recs["team_dinner:booked_too_late"]
+    states = {i: n["state"] for i, n in nodes(late).items()}
+    assert states["ask_book"] == "matched" and states["book"] == "rejected"
+    assert late["trace"]["turns_judged"] == 1
+    turn1 = [n for n in late["trace"]["oracle"] if n["turn"] == 1]
+    assert turn1 and all(n["state"] == "not_reached" and n["window"] is None for n in turn1)
+    wrong = recs["code_judge_meeting_moved:wrong_time"]
+    assert {i: n["state"] for i, n in nodes(wrong).items()} == {
+        "user_msg": "matched",
+        "send": "rejected",
+        "reply": "not_reached",
+    }
+
+
+def test_records_are_bounded_whatever_the_agent_wrote():
+    recs = example_records()
+    rec = recs["new_client_ride:premium_instead_of_default"]
+    assert len(json.dumps(rec)) < 100_000
+    from pytest_are_judge._text import bounded
+
+    big = bounded({"a": "x" * 1_000_000, "n": 10**5000, "l": list(range(10_000))})
+    text = json.dumps(big)
+    assert len(text) < 10_000 and "1000000 chars" in text and "bits" in text and "more items" in text
+
+
+INJECTION = {
+    "img": "<img src=x onerror=alert(1)>",
+    "js_link": "[click](javascript:alert(1))",
+    "autolink": "<https://evil.example/steal>",
+    "html_block": "<script>alert(1)</script>",
+    "ticks": "``` </details> <a href='x'>y</a> ```",
+    "pipe": "a | b | <b>c</b>",
+}
+
+
+def evil_record() -> dict:
+    text = " ".join(INJECTION.values())
+    rec = case_record("cab__arg__oracle_order__ride_time_other")  # a failing run, with a trace
+    rec.update(scenario_id=f"sc {INJECTION['img']}", run_id=INJECTION["js_link"], failure_text=text + "\x1b[31mred")
+    rec["trace"]["oracle"][0]["id"] = INJECTION["html_block"]
+    rec["categories"] = [INJECTION["pipe"]]
+    return rec
+
+
+def test_markdown_makes_agent_text_inert():
+    from markdown_it import MarkdownIt
+
+    md = render_markdown(build_report([evil_record()]))
+    html = MarkdownIt("commonmark").enable("table").render(md)
+    # only our own markup survives: no element, link or image from the run
+    assert not re.search(r"<(img|script|a)\b", html), html
+    assert "javascript:" not in re.sub(r"<code[^>]*>.*?</code>", "", html, flags=re.S)
+    assert "\x1b" not in md and "\\x1b[31mred" in md
+    assert "<details><summary>Failure report</summary>" in md  # ours, and still closed properly
+    assert html.count("<details>") == html.count("</details>") == 1
+    table_rows = [line for line in md.splitlines() if line.startswith("| ❌")]
+    assert table_rows and all(line.count(" | ") == 5 for line in table_rows)  # the pipes stayed escaped
+    assert code("a`b") == "``a`b``" and code("`x`") == "`` `x` ``"
+
+
+def test_mermaid_labels_are_entity_escaped():
+    g = mermaid_graph(evil_record())
+    assert g.startswith("graph TD") and "classDef rejected" in g
+    assert "<script>" not in g and "#lt;script#gt;" in g
+
+
+def test_markdown_counts_expected_failures_apart_and_load_errors_have_a_title():
+    recs = list(example_records().values())
+    md = render_markdown(build_report(recs))
+    assert "**0 failed**" in md and "failed as expected (declared known-bad)" in md
+    assert "All runs passed or failed as declared" in md
+    from pytest_are_judge.errors import InputError
+    from pytest_are_judge.judgment.result import Judgment
+
+    broken = dict(run_record(Judgment.for_input_error(InputError("bad", file="sc/broken.json"), run_id="load_error")))
+    md = render_markdown(build_report([broken]))
+    assert "None" not in md.split("###", 1)[1].splitlines()[0]
+    assert "### ⚠️ `sc/broken.json` (could not be read)" in md
+
+
+def test_terminal_rendering_shows_control_characters():
+    runs, _ = load_runs([CASES / "cab__arg__oracle_order__ride_time_other" / "agent.json"])
+    j = Pipeline().judge_run(runs[0])
+    j.failure.comparison_failures[0].agent_event_id = "evil\x1b[2J\x07"  # type: ignore[union-attr]
+    text = j.render()
+    assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J\\x07" in text
+    assert visible("a\u202eb") == "a\\u202eb"
 
 
 def test_html_is_self_contained_and_escapes_data():
-    report = make_report()
+    report = build_report([evil_record()], title="ARE judge report </script><b>x</b>")
     page = render_html(report)
     assert page.count("<script") == 2 and "</script><b>" not in page
     assert "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;" in page
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external resources"
     data = re.search(r'<script type="application/json" id="are-report-data">(.*?)</script>', page, re.S).group(1)
     assert json.loads(data)["runs"] == json.loads(json.dumps(report["runs"]))
+    assert "innerHTML" not in page  # the page never parses run text as markup
 
 
-@pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium binary found (CI: apt-get update && apt-get install -y chromium)"
-)
-def test_html_renders_in_headless_chromium(tmp_path):
-    report = make_report()
-    if not report["runs"]:
-        pytest.skip("no runs available")
-    page = tmp_path / "report.html"
-    page.write_text(render_html(report))
+def _chromium(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     base = [
-        CHROMIUM,
+        str(CHROMIUM),
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -146,37 +202,82 @@ def test_html_renders_in_headless_chromium(tmp_path):
         f"--user-data-dir={profile}",
     ]
     try:
-        dom = subprocess.run(
-            [*base, "--dump-dom", page.as_uri() + "?status=failed"], capture_output=True, text=True, timeout=120
-        ).stdout
-        shot = tmp_path / "report.png"
-        subprocess.run(
-            [*base, "--hide-scrollbars", "--window-size=1280,1400", f"--screenshot={shot}", page.as_uri()],
-            capture_output=True,
-            timeout=120,
-            cwd=tmp_path,
-        )
+        return subprocess.run([*base, *args], capture_output=True, text=True, cwd=cwd, timeout=180)
     finally:
         shutil.rmtree(profile, ignore_errors=True)
-    n = len(report["runs"])
-    failed = sum(r["status"] == "failed" for r in report["runs"])
+
+
+def _needs_chromium() -> None:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed: CI must run the browser test (.ci/run installs it)")
+        pytest.skip("no chromium binary (apt-get install chromium); CI installs it and runs this test")
+
+
+def _attr_map(dom: str, tag: str, key: str, value: str) -> dict[str, str]:
+    out = {}
+    for m in re.finditer(rf"<{tag}\b[^>]*>", dom):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+        if key in attrs and value in attrs:
+            out[attrs[key]] = attrs[value]
+    return out
+
+
+def test_examples_render_in_headless_chromium(tmp_path: Path) -> None:
+    """The bundled examples (a multi-turn run, a not-reached case, a time failure, xfails) in a
+    real browser: the DOM state of nodes, lanes and badges, and a screenshot."""
+    _needs_chromium()
+    recs = list(example_records().values())
+    page = tmp_path / "report.html"
+    page.write_text(render_html(build_report(recs, title="example scenarios")))
+    dom = _chromium(["--dump-dom", page.as_uri()], tmp_path).stdout
+    n = len(recs)
     assert f'data-rendered="{n}"' in dom, dom[:2000]
-    assert f"{failed} of {n} runs shown" in dom  # ?status=failed applied by the page's JS
-    assert dom.count("<tr data-status=") == n
-    assert len(re.findall(r'<g class="node n-failed"', dom)) >= 1
-    assert 'class="window"' in dom and 'class="failure"' in dom
-    for r in report["runs"]:
-        assert r["scenario_id"] in dom
+    assert 'data-overall="green"' in dom  # passes and declared expected failures only
+    statuses = re.findall(r'<tr data-status="(\w+)"', dom)
+    assert sorted(statuses) == sorted(["passed"] * 7 + ["xfailed"] * 11)
+    assert 'class="badge s-failed"' not in dom  # an expected failure never wears the red badge
+    assert "expected failure" in dom and 'data-total="expected_failures"' in dom
+    # team_dinner:booked_too_late: the booking rejected, the second turn never reached
+    idx = [k for k in example_records()].index("team_dinner:booked_too_late")
+    run = dom.split(f'id="run-{idx}"', 1)[1].split('<details class="run"', 1)[0]
+    node_states = _attr_map(run, "g", "data-id", "data-state")
+    assert node_states["book"] == "rejected" and node_states["create_group"] == "not_reached"
+    assert node_states["ask_book"] == "matched"
+    lanes = dict(
+        re.findall(r'<g class="lane oracle-lane[^"]*" data-id="([^"]+)" data-state="\w+" data-window="(\w+)"', run)
+    )
+    assert lanes["book"] == "checked" and lanes["create_group"] == "none"
+    assert 'class="lane agent-lane"' in run
+    good = dom.split(f'id="run-{list(example_records()).index("team_dinner:good")}"', 1)[1].split(
+        '<details class="run"', 1
+    )[0]
+    assert 'class="turn"' in good and ">turn 1<" in good  # the turn boundary is drawn
+    shot = tmp_path / "report.png"
+    _chromium(
+        [
+            "--hide-scrollbars",
+            "--window-size=1280,1700",
+            "--virtual-time-budget=5000",
+            f"--screenshot={shot}",
+            page.as_uri() + "?q=booked_too_late",
+        ],
+        tmp_path,
+    )
     assert shot.is_file() and shot.stat().st_size > 10_000
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        SCREENSHOTS.mkdir(exist_ok=True)
+        shutil.copyfile(shot, SCREENSHOTS / "report.png")
 
 
-def test_only_declared_known_bad_runs_count_as_expected_failures():
-    from pytest_are_judge.report.view import is_expected_failure, summarize_views
-
-    declared = {"status": "failed", "expected": "fail", "outcome": "xfailed"}
-    baseline_xfail = {"status": "failed", "expected": "pass", "outcome": "xfailed"}  # failed in the baseline too
-    plain = {"status": "failed", "expected": "pass", "outcome": "failed"}
-    assert [is_expected_failure(v) for v in (declared, baseline_xfail, plain)] == [True, False, False]
-    md = render_markdown(build_report([declared, baseline_xfail, plain]))
-    assert "**3 failed** (1 expected: declared known-bad)" in md
-    assert summarize_views([declared, baseline_xfail, plain])["expected_failures"] == 1
+def test_many_runs_collapse_but_links_and_filters_open_them(tmp_path: Path) -> None:
+    _needs_chromium()
+    recs = list(example_records().values()) * 2  # 36 runs: every run collapsed
+    page = tmp_path / "many.html"
+    page.write_text(render_html(build_report(recs)))
+    dom = _chromium(["--dump-dom", page.as_uri() + "#run-30"], tmp_path).stdout
+    opened = re.findall(r'<details class="run" id="run-(\d+)"[^>]*\sopen', dom)
+    assert opened == ["30"]
+    dom = _chromium(["--dump-dom", page.as_uri() + "?q=booked_too_late"], tmp_path).stdout
+    opened = re.findall(r'<details class="run" id="run-(\d+)"[^>]*\sopen', dom)
+    assert len(opened) == 2 and "2 of 36 runs shown" in dom

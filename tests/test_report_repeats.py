@@ -25,8 +25,8 @@ def test_markdown_repeats_table_with_baseline_and_gate() -> None:
     lines = repeats_markdown(rep)
     # mail: pass^2 C(4,2)/C(4,2)=1 -> C(3,2)/C(4,2)=1/2; memo: 0 -> C(2,2)/C(3,2)=1/3
     assert "| Scenario | Runs | Passed | pass@2 | pass^2 | vs baseline |" in lines
-    assert "| mail | 4 | 3 | 100.0% | 50.0% | ❌ regressed (100.0% → 50.0%) |" in lines
-    assert "| memo | 3 | 2 | 100.0% | 33.3% | improved (0.0% → 33.3%) |" in lines
+    assert "| `mail` | 4 | 3 | 100.0% | 50.0% | ❌ regressed (100.0% → 50.0%) |" in lines
+    assert "| `memo` | 3 | 2 | 100.0% | 33.3% | improved (0.0% → 33.3%) |" in lines
     assert "| **overall** (2 scored) | 7 | 5 | **100.0%** | **41.7%** | |" in lines
     assert "❌ FAILED: pass^2 41.7% vs minimum 50.0%" in lines
     assert repeats_markdown(None) == [] and repeats_markdown({"k": None}) == []

@@ -86,7 +86,14 @@ def save_baseline(path: str, records: dict[str, dict[str, Any]]) -> None:
 
 def compare(baseline: dict[str, str], records: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     """Per-run comparison (never an average): regressions, improvements, still failing, new, missing."""
-    out: dict[str, list[str]] = {"regressions": [], "improvements": [], "still_failing": [], "new": [], "missing": []}
+    out: dict[str, list[str]] = {
+        "regressions": [],
+        "improvements": [],
+        "still_failing": [],
+        "unchanged": [],
+        "new": [],
+        "missing": [],
+    }
     for nodeid, rec in sorted(records.items()):
         before = baseline.get(nodeid)
         now = rec["verdict"]
@@ -98,5 +105,7 @@ def compare(baseline: dict[str, str], records: dict[str, dict[str, Any]]) -> dic
             out["improvements"].append(nodeid)
         elif now != "pass":
             out["still_failing"].append(nodeid)
+        else:
+            out["unchanged"].append(nodeid)
     out["missing"] = sorted(set(baseline) - set(records))
     return out

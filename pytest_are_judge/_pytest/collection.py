@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import time
 from collections.abc import Iterable
@@ -12,11 +11,12 @@ from typing import Any
 
 import pytest
 
+from .._text import visible
 from ..errors import CouldNotJudge, InputError, JudgmentError
 from ..judgment.result import Judgment
 from ..model import Run
 from ..readers import RunIndex
-from ..repeats import run_number_of
+from ..report.record import RunRecord
 
 
 class ScenarioIndex(RunIndex):
@@ -114,7 +114,7 @@ class ScenarioFile(pytest.File):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InputError):
-            return str(excinfo.value)
+            return visible(str(excinfo.value), multiline=True)
         return super().repr_failure(excinfo)
 
 
@@ -143,99 +143,12 @@ def _rel_to(root: str, path: str) -> str:
         return path
 
 
-def _jsonable(data: Any) -> Any:
-    return json.loads(json.dumps(data, default=str))
+def record_for(item: pytest.Item, judgment: Judgment, *, seconds: float = 0.0) -> RunRecord:
+    """The record of ``item``'s judgment (plain JSON: it travels to the xdist controller)."""
+    from ..report.record import run_record
 
-
-def run_record(
-    item: pytest.Item,
-    run: Run | None,
-    judgment: Judgment | None,
-    *,
-    error: InputError | None = None,
-    seconds: float = 0.0,
-) -> dict[str, Any]:
-    """What the controller needs to know about one judged run (JSON-able, travels with reports)."""
-    rec: dict[str, Any] = {
-        "nodeid": item.nodeid,
-        "scenario_id": run.scenario.scenario_id if run else None,
-        "run_id": run.run_id if run else None,
-        "path": _rel(item.config, run.source if run else str(item.path)),
-        "expected": "fail" if run is not None and expects_failure(run) else "pass",
-        "run_number": run_number_of(run) if run is not None else None,
-        "judge_seconds": round(seconds, 6),
-    }
-    if judgment is not None:
-        d = judgment.to_dict()
-        rec.update(
-            verdict="error" if judgment.is_error else ("pass" if judgment.success else "fail"),
-            failure_kind=d["failure_kind"],
-            categories=list(d["categories"]),
-            failure=d["failure"],
-            failure_detail=d["failure_detail"],
-            matches=d["matches"],
-            nb_turns=d["nb_turns"],
-            turns_judged=d["turns_judged"],
-            matching=d["matching"],
-            notes=d["notes"],
-        )
-        if d.get("extras"):
-            rec["extras"] = d["extras"]
-        if d["failure_detail"] is None and not d.get("extras"):
-            return rec  # a pass: only strings, numbers and str->str maps, JSON as it is
-    else:
-        rec.update(
-            verdict="error",
-            failure_kind="input_error",
-            categories=["input_error"],
-            failure=str(error) if error else "could not judge",
-            failure_detail=None,
-            matches={},
-        )
-    return _jsonable(rec)
-
-
-def item_view(item: pytest.Item, run: Run, judgment: Judgment, cfg: Any) -> dict[str, Any]:
-    """The report view (:func:`~pytest_are_judge.report.view.run_view`) of a judged run, built on
-    the process that judged it (the Run and Judgment objects stay there) and sent to the
-    controller with the test report.  A view that cannot be drawn falls back to the error view."""
-    from ..report.view import run_view
-
-    try:
-        # the config the judge really used (session, scenario, markers, hooks): keep the
-        # scenario's own judge_config from being applied over it a second time
-        bare = run.model_copy(update={"scenario": run.scenario.model_copy(update={"judge_config": None})})
-        view = _jsonable(run_view(bare, judgment, cfg))
-    except Exception as exc:
-        view = error_view(item, judgment.render(), run=run, judgment=judgment)
-        view["plan_error"] = f"{type(exc).__name__}: {exc}"
-        return view
-    view.update(nodeid=item.nodeid, source=_rel(item.config, run.source) or view.get("source"))
-    if view.get("run_number") is None:
-        view["run_number"] = run_number_of(run)  # also run_<n> in the run id, file or folder name
-    return view
-
-
-def error_view(
-    item: pytest.Item, text: str, *, run: Run | None = None, judgment: Judgment | None = None
-) -> dict[str, Any]:
-    """A report view for a run that was not judged (load error, no dataset scenario...): no graph,
-    but listed with its error text, as the offline CLI does."""
-    from ..report.view import unjudged_view
-
-    return _jsonable(
-        unjudged_view(
-            failure_text=text,
-            nodeid=item.nodeid,
-            scenario_id=run.scenario.scenario_id if run is not None else None,
-            run_id=run.run_id if run is not None else item.name,
-            name=run.name if run is not None else item.name,
-            source=_rel(item.config, run.source if run is not None else str(item.path)),
-            failure_kind=judgment.failure_kind if judgment is not None else "input_error",
-            judgment=judgment.to_dict() if judgment is not None else None,
-            expected=run.expected if run is not None else None,
-            run_number=run_number_of(run) if run is not None else None,
-        )
+    return run_record(
+        judgment, nodeid=item.nodeid, path=_rel(item.config, judgment.source or str(item.path)), judge_seconds=seconds
     )
 
 
@@ -247,26 +160,25 @@ class ScenarioItem(pytest.Item):
         self.run = run
         self.pair_error = pair_error
         self.judgment: Judgment | None = None
-        self.are_record: dict[str, Any] | None = None
-        self.are_view: dict[str, Any] | None = None
+        self.are_record: RunRecord | None = None
 
     def setup(self) -> None:
         from .judging import judge_with_config
-        from .settings import needs_views, settings
 
         if self.pair_error is not None:  # --are-hf has no scenario for this run: never judged, never skipped
-            self.are_record = run_record(self, self.run, None, error=self.pair_error)
-            if needs_views(settings(self.config)):
-                self.are_view = error_view(self, str(self.pair_error), run=self.run)
+            run = self.run
+            failed = Judgment.for_input_error(
+                self.pair_error, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
+            )
+            failed.expected = run.expected
+            self.are_record = record_for(self, failed)
             raise self.pair_error
         t0 = time.perf_counter()
         try:
-            self.judgment, cfg = judge_with_config(self.config, self.run, item=self)
+            self.judgment, _ = judge_with_config(self.config, self.run, item=self)
         finally:
             seconds = time.perf_counter() - t0
-        self.are_record = run_record(self, self.run, self.judgment, seconds=seconds)
-        if needs_views(settings(self.config)):
-            self.are_view = item_view(self, self.run, self.judgment, cfg)
+        self.are_record = record_for(self, self.judgment, seconds=seconds)
         if self.judgment.is_error:
             raise CouldNotJudge(self.judgment)
 
@@ -276,7 +188,7 @@ class ScenarioItem(pytest.Item):
             raise JudgmentError(self.judgment)
 
     def teardown(self) -> None:
-        # Reports carry everything the session needs (record, view); dropping the judged run
+        # Reports carry everything the session needs (the record); dropping the judged run
         # and its judgment keeps a session of thousands of runs from holding every model.
         self._source = self.run.source
         self.judgment = None
@@ -287,7 +199,7 @@ class ScenarioItem(pytest.Item):
         if isinstance(exc, (JudgmentError, CouldNotJudge)):
             return exc.judgment.render()
         if isinstance(exc, InputError):
-            return str(exc)
+            return visible(str(exc), multiline=True)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
@@ -301,15 +213,11 @@ class LoadErrorItem(pytest.Item):
     def __init__(self, *, error: InputError, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.error = error
-        self.are_record: dict[str, Any] | None = None
-        self.are_view: dict[str, Any] | None = None
+        self.are_record: RunRecord | None = None
 
     def setup(self) -> None:
-        from .settings import needs_views, settings
-
-        self.are_record = run_record(self, None, None, error=self.error)
-        if needs_views(settings(self.config)):
-            self.are_view = error_view(self, f"cannot load scenario: {self.error}")
+        failed = Judgment.for_input_error(self.error, run_id=self.name, source=str(self.path))
+        self.are_record = record_for(self, failed)
         raise self.error
 
     def runtest(self) -> None:  # pragma: no cover - setup always raises
@@ -317,7 +225,7 @@ class LoadErrorItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InputError):
-            return f"cannot load scenario: {excinfo.value}"
+            return visible(f"cannot load scenario: {excinfo.value}", multiline=True)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

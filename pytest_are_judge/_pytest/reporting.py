@@ -216,51 +216,50 @@ def repeat_properties(repeats: dict[str, Any]) -> list[tuple[str, Any]]:
 # ------------------------------------------------------------------ HTML / Markdown
 
 
-def _record_view(nodeid: str, rec: dict[str, Any]) -> dict[str, Any]:
-    """A minimal view from a record, for a run whose process built no view."""
-    from ..report.view import unjudged_view
-
-    return unjudged_view(
-        failure_text=rec.get("failure") or "",
-        status={"pass": "passed", "fail": "failed"}.get(rec.get("verdict"), "error"),
-        nodeid=nodeid,
-        scenario_id=rec.get("scenario_id"),
-        run_id=rec.get("run_id") or nodeid,
-        name=nodeid,
-        source=rec.get("path"),
-        failure_kind=rec.get("failure_kind"),
-        categories=rec.get("categories") or [],
-        nb_turns=rec.get("nb_turns") or 0,
-        turns_judged=rec.get("turns_judged") or 0,
-        expected=rec.get("expected"),
-        run_number=rec.get("run_number"),
-    )
-
-
 def visual_report(
     records: dict[str, dict[str, Any]],
-    views: dict[str, dict[str, Any]],
     outcomes: dict[str, str],
+    baseline: dict[str, Any] | None,
     summary: dict[str, Any],
     repeats: dict[str, Any] | None,
     settings_header: str,
 ) -> dict[str, Any]:
-    """The report :func:`~pytest_are_judge.report.render_html` and ``render_markdown`` take: one
-    view per judged run (sorted by node id, with its pytest outcome), and the repeats table."""
-    from ..report.view import build_report
+    """The report the HTML and Markdown renderers take: the session's records (sorted by node
+    id) with their pytest outcome and baseline status, and the repeats table."""
+    from ..report.record import build_report
 
-    out = []
+    status = baseline_status(baseline)
+    runs = []
     for nodeid, rec in sorted(records.items()):
-        view = dict(views.get(nodeid) or _record_view(nodeid, rec))
-        view["nodeid"] = nodeid
-        view["outcome"] = outcomes.get(nodeid, "not_run")
-        out.append(view)
-    extra: dict[str, Any] = {"pass rate": _pct(summary["pass_rate"])}
-    report = build_report(out, summary=extra, title="pytest-are-judge report")
-    report["settings"] = settings_header
-    if repeats is not None:
-        report["repeats"] = repeats
-    return report
+        run = dict(rec)
+        run["outcome"] = outcomes.get(nodeid, "not_run")
+        if nodeid in status:
+            run["baseline"] = status[nodeid]
+        runs.append(run)
+    return build_report(
+        runs,
+        title="pytest-are-judge report",
+        repeats=repeats,
+        settings=settings_header,
+        extra={"pass rate": _pct(summary["pass_rate"])},
+    )
+
+
+def baseline_status(baseline: dict[str, Any] | None) -> dict[str, str]:
+    """Per node id: regressed / improved / still failing / new (from a baseline comparison)."""
+    out: dict[str, str] = {}
+    if baseline is None:
+        return out
+    for key, label in (
+        ("regressions", "regressed"),
+        ("improvements", "improved"),
+        ("still_failing", "still failing"),
+        ("new", "new"),
+        ("unchanged", "unchanged"),
+    ):
+        for nodeid in baseline.get(key) or []:
+            out[nodeid] = label
+    return out
 
 
 def merge_usage(items: list[dict[str, Any]]) -> dict[str, Any] | None:

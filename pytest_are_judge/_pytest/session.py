@@ -15,7 +15,7 @@ import pytest
 
 from .._rate import format_rate as _pct
 from ..options import Settings
-from .settings import hf_label, needs_views, settings
+from .settings import hf_label, settings
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -30,7 +30,6 @@ class AreJudgeSession:
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
         self.worker_usage: list[dict[str, Any]] = []
-        self.views: dict[str, dict[str, Any]] = {}
         self.baseline_verdicts: dict[str, str] | None = None
         self.baseline_repeats: dict[str, dict[str, int]] | None = None
         self.repeats: dict[str, Any] | None = None
@@ -134,21 +133,25 @@ class AreJudgeSession:
         rec = getattr(item, "are_record", None)
         if rec is not None and (call.when == "call" or report.failed or report.skipped):
             report.are_judge = rec  # serialised with the report to the xdist controller
-            view = getattr(item, "are_view", None)
-            if view is not None:  # only built for --are-html / --are-md-summary / $GITHUB_STEP_SUMMARY
-                report.are_judge_view = view
         elif (
             call.when == "setup"
             and report.failed
             and rec is None
             and type(item).__name__ in ("ScenarioItem", "LoadErrorItem")
         ):
-            from .collection import error_view, run_record
+            from ..judgment.failures import FailureKind, GenericFailure
+            from ..judgment.result import Judgment
+            from .collection import record_for
 
             run = getattr(item, "run", None)
-            report.are_judge = run_record(item, run, None, error=None)
-            if needs_views(self.settings):
-                report.are_judge_view = error_view(item, str(report.longrepr), run=run)
+            failed = Judgment(
+                success=False,
+                failure=GenericFailure(FailureKind.JUDGE_UNAVAILABLE, f"could not judge: {report.longrepr}"),
+                scenario_id=run.scenario.scenario_id if run is not None else "",
+                run_id=run.run_id if run is not None else item.name,
+                source=run.source if run is not None else str(item.path),
+            )
+            report.are_judge = record_for(item, failed)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -163,9 +166,6 @@ class AreJudgeSession:
         if outcome is None:
             return
         self.records[report.nodeid] = rec
-        view = getattr(report, "are_judge_view", None)
-        if view is not None:
-            self.views[report.nodeid] = view
         if report.when == "teardown" and report.nodeid in self.outcomes:
             return
         self.outcomes[report.nodeid] = outcome
@@ -266,11 +266,12 @@ class AreJudgeSession:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _visual_reports(self) -> None:
-        """--are-html / --are-md-summary / $GITHUB_STEP_SUMMARY from the views the items sent."""
+        """--are-html / --are-md-summary / $GITHUB_STEP_SUMMARY from the records the items sent."""
         from .reporting import visual_report
 
+        assert self.summary is not None
         report = visual_report(
-            self.records, self.views, self.outcomes, self.summary, self.repeats, self.settings.header()
+            self.records, self.outcomes, self.baseline_result, self.summary, self.repeats, self.settings.header()
         )
         if self.settings.html:
             from ..report.html import write_html

@@ -11,12 +11,14 @@ from ..errors import InputError, JudgeUnavailableError
 from ..judgment.failures import Failure, FailureKind, GenericFailure, InputErrorFailure, ToolCallCountsFailure
 from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, Run, Scenario
+from ..repeats import run_number_of
 from ..soft.api import SoftJudge
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
 from .events import judged_events, split_turns
-from .matching import MatchState, TurnMatcher
+from .matching import MatchContext, MatchState, TurnMatcher
 from .oracle import OraclePlan, OracleStep, build_plan
 from .tool_judge import ToolJudge
+from .trace import build_trace
 
 
 class GraphPerEventJudge:
@@ -73,7 +75,9 @@ class GraphPerEventJudge:
                 exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
             )
         sess.add_events(run.events)
-        return sess.finish()
+        judgment = sess.finish()
+        judgment.expected, judgment.run_number = run.expected, run_number_of(run)
+        return judgment
 
     def __call__(self, run: Run | Scenario, agent_events: Iterable[Event] | None = None) -> Judgment:
         if isinstance(run, Scenario):
@@ -105,15 +109,23 @@ class JudgeSession:
         self._params: dict[str, list[ToolCheckerParam]] = {}
         self._turns_cache: tuple[int, list[list[Event]]] | None = None
         self._validate_params()
+        self.match_context = MatchContext(
+            config=self.config,
+            tool_judge=self.tool_judge,
+            steps=self.plan.steps,
+            tasks=self.plan.tasks,
+            start_time=self.start_time,
+            source=self.source,
+            user=scenario.user,
+            tolerance=self.tolerance,
+            soft_mode=self.soft_mode,
+            params_for=self.params_for,
+            check_context=self.check_context,
+            soft_judge=judge.soft_judge,
+            prefetch=bool(getattr(judge._soft_judge, "prefetch", False)),
+        )
 
     # -------------------------------------------------------------- plumbing
-    @property
-    def soft_judge(self) -> SoftJudge | None:
-        return self.judge._soft_judge
-
-    def soft_judge_for_requests(self) -> SoftJudge:
-        return self.judge.soft_judge()
-
     def params_for(self, step: OracleStep) -> list[ToolCheckerParam]:
         params = self._params.get(step.event_id)
         if params is None:
@@ -135,9 +147,6 @@ class JudgeSession:
             "agent_events": self.raw_events,
             "source": self.source,
         }
-
-    def input_failure(self, message: str, event_id: str | None = None, field: str | None = None) -> InputErrorFailure:
-        return InputErrorFailure(message, self.source, event_id, field)
 
     def _validate_params(self) -> None:
         for eid in self.config.event_id_to_checker_params or {}:
@@ -222,6 +231,7 @@ class JudgeSession:
             turns_judged=self.turn_idx + 1,
             matching=self.config.matching,
             notes=list(self.notes),
+            trace=build_trace(self),
         )
 
     def _judge_turn(self, k: int, agent_turn: list[Event]) -> Failure | None:
@@ -230,14 +240,14 @@ class JudgeSession:
         count_failure = self._count_check(k, agent_turn, steps)
         if count_failure is not None:
             return count_failure
-        matcher = TurnMatcher(self, steps, base, end)
+        matcher = TurnMatcher(self.match_context, self.state, steps, base, end)
         start = self.state.snapshot()
         if self.config.matching == "exact":
             found, exhausted = matcher.exact(self.config.exact_search_budget)
             if found:
                 return None
             self.state.restore(start)
-            failure = TurnMatcher(self, steps, base, end).greedy()
+            failure = TurnMatcher(self.match_context, self.state, steps, base, end).greedy()
             if failure is None:  # budget ran out before greedy's own assignment was reached
                 return None
             note = (
@@ -252,7 +262,9 @@ class JudgeSession:
         if failure is not None and hasattr(failure, "note"):
             after_greedy = self.state.snapshot()
             self.state.restore(start)
-            found, _ = TurnMatcher(self, steps, base, end).exact(self.config.exact_search_budget)
+            found, _ = TurnMatcher(self.match_context, self.state, steps, base, end).exact(
+                self.config.exact_search_budget
+            )
             if found:
                 pairs = {self.state.agent_events[i].event_id: o for i, o in self.state.idx_to_oracle.items() if i >= 0}
                 turn_pairs = {a: o for a, o in pairs.items() if o in {s.event_id for s in steps}}

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import JudgeUnavailableError
 from ..judgment.failures import (
@@ -16,19 +16,20 @@ from ..judgment.failures import (
     EnvOracleMatchingFailure,
     EventComparisonFailure,
     Failure,
+    InputErrorFailure,
     OracleEventMatchingFailure,
     RejectDetail,
+    TimeCheck,
 )
 from ..judgment.failures import (
     EventComparisonFailureType as FT,
 )
-from ..model import Event, EventType
-from ..soft.api import SoftRequest
+from ..model import Event, EventType, UserDetails
+from ..soft.api import SoftJudge, SoftRequest
+from .config import GraphPerEventJudgeConfig, ToolCheckerParam
 from .oracle import OracleStep
 from .timing import check_time
-
-if TYPE_CHECKING:
-    from .engine import JudgeSession
+from .tool_judge import ToolJudge
 
 _PLACEHOLDER = re.compile(r"^\{\{\s*([^{}.\s]+)((?:\.[^{}.\s]+)*)\s*\}\}$")
 
@@ -42,6 +43,8 @@ class MatchState:
     idx_to_oracle: dict[int, str] = field(default_factory=dict)
     oracle_to_idx: dict[str, int] = field(default_factory=dict)
     id_map: dict[str, str] = field(default_factory=dict)
+    time_checks: dict[str, TimeCheck | None] = field(default_factory=dict)
+    """Per matched oracle event: the time check its accepted pair passed (None: no check ran)."""
     free_from: dict[str, int] = field(default_factory=dict)
     """Per tool: position in ``by_tool[tool]`` before which every event is matched (amortises scans)."""
 
@@ -68,7 +71,8 @@ class MatchState:
             self.by_tool.setdefault(e.tool_name, []).append(i)
         return base, len(self.agent_events)
 
-    def assign(self, i: int, oracle_id: str) -> None:
+    def assign(self, i: int, oracle_id: str, time_check: TimeCheck | None = None) -> None:
+        self.time_checks[oracle_id] = time_check
         self.idx_to_oracle[i] = oracle_id
         self.oracle_to_idx[oracle_id] = i
         self.id_map[self.agent_events[i].event_id] = oracle_id
@@ -90,6 +94,30 @@ class MatchState:
         self.free_from = {}
 
 
+@dataclass(frozen=True, eq=False)
+class MatchContext:
+    """What matching needs from the run being judged (and nothing more)."""
+
+    config: GraphPerEventJudgeConfig
+    tool_judge: ToolJudge
+    steps: dict[str, OracleStep]
+    """Every oracle step of the plan, by id (parents' oracle times)."""
+    tasks: list[str]
+    start_time: float
+    source: str | None
+    """The scenario file (named in input errors)."""
+    user: UserDetails | None
+    tolerance: list[str]
+    """Names the attendee checker tolerates (the user's own)."""
+    soft_mode: str
+    params_for: Callable[[OracleStep], list[ToolCheckerParam]]
+    check_context: Callable[[OracleStep, Event], dict[str, Any]]
+    soft_judge: Callable[[], SoftJudge]
+    """The LLM judge, built on first use."""
+    prefetch: bool = False
+    """Ask the soft judge about every candidate of a step at once."""
+
+
 @dataclass(eq=False)
 class PairEval:
     accepted: bool
@@ -101,9 +129,9 @@ class PairEval:
 class TurnMatcher:
     """Matches the oracle steps of one turn against the session's agent events."""
 
-    def __init__(self, session: JudgeSession, steps: list[OracleStep], base: int, end: int) -> None:
-        self.s = session
-        self.state = session.state
+    def __init__(self, ctx: MatchContext, state: MatchState, steps: list[OracleStep], base: int, end: int) -> None:
+        self.s = ctx
+        self.state = state
         self.steps = steps
         self.base = base
         self.end = end
@@ -151,7 +179,7 @@ class TurnMatcher:
     def parent_times(self, step: OracleStep) -> tuple[list[float], list[float]]:
         o, a = [], []
         for p in step.parents:
-            o.append(self.s.plan.steps[p].event_time)
+            o.append(self.s.steps[p].event_time)
             idx = self.state.oracle_to_idx.get(p)
             a.append(self.state.agent_events[idx].event_time if idx is not None else self.s.start_time)
         return o, a
@@ -188,7 +216,7 @@ class TurnMatcher:
             pre=cfg.pre_event_tolerance_seconds,
             post=cfg.post_event_tolerance_seconds,
         )
-        entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.scenario.source)
+        entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.source)
         params = s.params_for(step)
 
         def ctx() -> dict[str, Any]:
@@ -248,8 +276,8 @@ class TurnMatcher:
                 llm_args=selected,
                 oracle_event_id=step.event_id,
                 agent_event_id=ev.event_id,
-                tasks=list(s.plan.tasks[: step.turn + 1]),
-                user=s.scenario.user,
+                tasks=list(s.tasks[: step.turn + 1]),
+                user=s.user,
                 oracle_event_time=step.event_time,
             )
             return PairEval(False, RejectDetail("soft", args=rows, time=tc), soft=req)
@@ -275,7 +303,7 @@ class TurnMatcher:
         reqs = [p.soft for p in pending if p.soft is not None]
         if not reqs:
             return
-        verdicts = self.s.soft_judge_for_requests().check_many(reqs)
+        verdicts = self.s.soft_judge().check_many(reqs)
         for p, v in zip([p for p in pending if p.soft is not None], verdicts):
             req = p.soft
             assert req is not None and p.detail is not None
@@ -337,8 +365,8 @@ class TurnMatcher:
                 self.state.assign(i, step.event_id)
                 continue
             if step.event_type != EventType.AGENT:
-                return self.s.input_failure(
-                    f"oracle event of type {step.event_type.value} cannot be judged", step.event_id
+                return InputErrorFailure(
+                    f"oracle event of type {step.event_type.value} cannot be judged", self.s.source, step.event_id
                 )
             fail = self.greedy_step(step)
             if fail is not None:
@@ -347,9 +375,9 @@ class TurnMatcher:
 
     def greedy_step(self, step: OracleStep) -> Failure | None:
         resolved = self.resolve_args(step)
-        self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.scenario.source)
+        self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.source)
         evals: dict[int, PairEval] = {}
-        prefetch = getattr(self.s.soft_judge, "prefetch", False)
+        prefetch = self.s.prefetch
         cands: Iterable[int] = self.candidates(step)
         if prefetch:
             cands = list(cands)
@@ -363,7 +391,7 @@ class TurnMatcher:
                 if pe.soft is not None:
                     self.decide_soft([pe])
             if pe.accepted and not self.causality(step, i):
-                self.state.assign(i, step.event_id)
+                self.state.assign(i, step.event_id, pe.detail.time if pe.detail else None)
                 return None
         return self.matching_failure(step, resolved, evals)
 
@@ -391,7 +419,7 @@ class TurnMatcher:
                 return False
             if step.event_type != EventType.AGENT:
                 return False
-            self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.scenario.source)
+            self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.source)
             resolved = self.resolve_args(step)
             for i in list(self.candidates(step)):
                 if i in self.state.idx_to_oracle:
@@ -402,7 +430,7 @@ class TurnMatcher:
                     return False
                 pe = self.cached_eval(step, i, resolved)
                 if pe.accepted and not self.causality(step, i):
-                    self.state.assign(i, step.event_id)
+                    self.state.assign(i, step.event_id, pe.detail.time if pe.detail else None)
                     if solve(k + 1):
                         return True
                     self.state.unassign(i, step.event_id)

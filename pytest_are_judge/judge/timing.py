@@ -44,8 +44,23 @@ def check_time(
         lo, hi = window(comparator, absolute_time, pre, post)
         ok = (lo is None or agent_time >= lo) and (hi is None or agent_time <= hi)
         return TimeCheck("absolute", comp, agent_time, absolute_time, lo, hi, ok, "absolute time")
-    # candidates: the parents, then the scenario start; the reference is the first candidate
-    # with the latest agent time among those with the latest oracle time
+    max_o, max_a, ref = reference(parent_oracle_times, parent_agent_times, parent_ids, start_time)
+    agent_rel = agent_time - max_a
+    oracle_rel = oracle_time - max_o
+    if not (oracle_rel > threshold or comparator is not None):
+        return TimeCheck("skipped", comp, agent_rel, oracle_rel, None, None, True, ref, max_a)
+    lo, hi = window(comparator, oracle_rel, pre, post)
+    ok = (lo is None or agent_rel >= lo) and (hi is None or agent_rel <= hi)
+    return TimeCheck("relative", comp, agent_rel, oracle_rel, lo, hi, ok, ref, max_a)
+
+
+def reference(
+    parent_oracle_times: list[float], parent_agent_times: list[float], parent_ids: list[str], start_time: float
+) -> tuple[float, float, str]:
+    """``(oracle reference time, agent reference time, its name)`` of a relative time check.
+
+    Candidates are the parents, then the scenario start; the reference is the first candidate
+    with the latest agent time among those with the latest oracle time (ARE's argmax rule)."""
     max_o = start_time
     for t in parent_oracle_times:
         if t > max_o:
@@ -58,10 +73,4 @@ def check_time(
     if start_time >= max_o and (max_a is None or start_time > max_a):
         max_a, ref = start_time, "scenario start"
     assert max_a is not None  # the start is a candidate when no parent is
-    agent_rel = agent_time - max_a
-    oracle_rel = oracle_time - max_o
-    if not (oracle_rel > threshold or comparator is not None):
-        return TimeCheck("skipped", comp, agent_rel, oracle_rel, None, None, True, ref)
-    lo, hi = window(comparator, oracle_rel, pre, post)
-    ok = (lo is None or agent_rel >= lo) and (hi is None or agent_rel <= hi)
-    return TimeCheck("relative", comp, agent_rel, oracle_rel, lo, hi, ok, ref)
+    return max_o, max_a, ref

@@ -144,6 +144,8 @@ class TimeCheck:
     high: float | None
     passed: bool
     reference: str = ""  # what the relative time is measured from
+    ref_time: float | None = None
+    """Absolute agent time of the reference (relative mode): the window is ``ref_time + [low, high]``."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._text import shorten, table, visible
 from .failures import (
     EventComparisonFailure,
     EventComparisonFailureType,
@@ -15,17 +16,7 @@ from .failures import (
 
 
 def _short(v: Any, width: int = 60) -> str:
-    s = repr(v) if not isinstance(v, str) else v
-    s = s.replace("\n", "\\n")
-    return s if len(s) <= width else s[: width - 1] + "…"
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    out = [fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
-    out += [fmt.format(*r) for r in rows]
-    return out
+    return shorten(visible(v if isinstance(v, str) else repr(v)), width)
 
 
 def render_time(tc: TimeCheck) -> str:
@@ -59,14 +50,11 @@ def render_attempt(f: EventComparisonFailure, indent: str = "  ") -> list[str]:
                 r.checker,
                 _short(r.expected),
                 _short(r.actual),
-                r.note,
+                visible(r.note),
             ]
             for r in d.args
         ]
-        lines += [
-            f"{indent}  {line}".rstrip()
-            for line in _table(["", "argument", "checker", "expected", "actual", "note"], rows)
-        ]
+        lines += table(["", "argument", "checker", "expected", "actual", "note"], rows, indent=indent + "  ")
     return lines
 
 
@@ -101,13 +89,19 @@ def render_failure(failure: Failure) -> str:
                 f"{failure.oracle_aui_count} (+{failure.extra_send_message_to_user_allowed} allowed)",
             ]
         )
-        extra += ["  " + line for line in _table(["tool", "agent", "oracle"], rows)]
+        extra += table(["tool", "agent", "oracle"], rows, indent="  ")
     if not extra:
         return text
     return text + "\n\n" + "\n".join(extra)
 
 
 def render_judgment(judgment: Any, *, color: bool = False) -> str:
+    """The report people read: every control character in it (agent text included) is shown
+    as an escape, so it can be printed to a terminal as it is."""
+    return visible(_render_judgment(judgment), multiline=True)
+
+
+def _render_judgment(judgment: Any) -> str:
     head = f"{judgment.scenario_id}:{judgment.run_id}" + (f" ({judgment.source})" if judgment.source else "")
     if judgment.success:
         return f"PASS {head}: {len(judgment.agent_event_id_to_oracle_event_id)} events matched over {judgment.nb_turns} turn(s)"

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import InputError, JudgmentError
 from .failures import Failure, FailureKind, InputErrorFailure
+from .trace import Trace
 
 
 @dataclass(eq=False)
@@ -23,6 +24,11 @@ class Judgment:
     notes: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
     """Extension data (LLM usage, evaluator results...)."""
+    trace: Trace | None = None
+    """What the judge saw and decided per event (what reports draw); None when nothing was judged."""
+    expected: str | None = None
+    """``"fail"`` for a run declared known-bad."""
+    run_number: int | None = None
 
     @classmethod
     def for_input_error(
@@ -82,6 +88,9 @@ class Judgment:
             "turns_judged": self.turns_judged,
             "matching": self.matching,
             "notes": list(self.notes),
+            "expected": self.expected,
+            "run_number": self.run_number,
+            "trace": self.trace.to_dict() if self.trace is not None else None,
             **({"extras": self.extras} if self.extras else {}),
         }
 

@@ -1,6 +1,7 @@
 """Visual reports: a per-run view, a self-contained HTML page and a Markdown summary.
 
-- :func:`run_view` (``view``): JSON-able oracle DAG / timeline / judgment of one run;
+- :func:`run_record` (``record``): the JSON-able record of one judged run, made from its judgment
+  (its trace: oracle graph, timeline, windows) — every report below draws only from records;
 - :func:`render_html` (``html``): one offline HTML file (inline CSS, JS and SVG);
 - :func:`render_markdown` / :func:`write_markdown_summary` (``markdown``): Markdown with a
   Mermaid graph per failing run, also written to ``$GITHUB_STEP_SUMMARY`` when set.
@@ -12,10 +13,11 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "run_view": "view",
-    "run_status": "view",
-    "build_report": "view",
-    "summarize_views": "view",
+    "RunRecord": "record",
+    "run_record": "record",
+    "build_report": "record",
+    "summarize": "record",
+    "display_status": "record",
     "render_html": "html",
     "write_html": "html",
     "render_markdown": "markdown",

@@ -34,22 +34,24 @@ def _script_json(data: Any) -> str:
 
 
 def render_html(report: Mapping[str, Any], *, title: str | None = None) -> str:
-    """The report page for ``{"runs": [run_view(...), ...], "summary": {...}}`` (optionally
-    ``"repeats"``: a :func:`~pytest_are_judge.repeats.summarize_repeats` result).
+    """The report page for ``{"runs": [RunRecord, ...], "summary": {...}}`` (:func:`~.record.build_report`;
+    optionally ``"repeats"``: a :func:`~pytest_are_judge.repeats.repeats_report` result).
 
     Summary table with filters (status, failure kind, text search; also ``?status=``, ``?kind=``,
     ``?q=`` in the URL), and per run the oracle graph, a timeline with tolerance windows and the
     failure report.  Everything is drawn by inline JavaScript from the embedded JSON.
     """
     if not isinstance(report, Mapping) or not isinstance(report.get("runs", []), list):
-        raise TypeError("render_html expects a mapping with a 'runs' list (see run_view/build_report)")
+        raise TypeError("render_html expects a mapping with a 'runs' list (see build_report)")
     data = {"runs": list(report.get("runs", [])), "summary": dict(report.get("summary") or {})}
+    if report.get("settings"):
+        data["settings"] = str(report["settings"])
     if report.get("repeats"):  # pass@k / pass^k of repeated runs (summarize_repeats), drawn as a table
         data["repeats"] = dict(report["repeats"])
     if not data["summary"]:
-        from .view import summarize_views
+        from .record import summarize
 
-        data["summary"] = summarize_views(data["runs"])
+        data["summary"] = dict(summarize(data["runs"]))
     page_title = title or report.get("title") or "pytest-are-judge report"
     parts = {
         "__TITLE__": _html.escape(str(page_title)),

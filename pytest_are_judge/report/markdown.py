@@ -1,4 +1,10 @@
-"""A Markdown summary (GitHub step summaries, PR comments) with a Mermaid graph per failing run."""
+"""A Markdown summary (GitHub step summaries, PR comments) with a Mermaid graph per failing run.
+
+Everything that comes from a run (ids, arguments, failure texts) is inert here: inside code
+spans or fenced blocks whose fences are longer than any backtick run in the text, with control
+characters shown as escapes; Mermaid labels are entity-escaped.  No raw HTML, link or image from
+a run survives.
+"""
 
 from __future__ import annotations
 
@@ -9,116 +15,127 @@ from pathlib import Path
 from typing import Any
 
 from .._rate import format_rate as _pct
+from .._text import shorten, visible
+from .record import display_status, summarize
 
-__all__ = ["mermaid_graph", "render_markdown", "repeats_markdown", "write_markdown_summary"]
+__all__ = ["code", "mermaid_graph", "render_markdown", "repeats_markdown", "write_markdown_summary"]
 
-_STATUS_ICON = {"passed": "✅", "failed": "❌", "error": "⚠️"}
+_ICON = {"passed": "✅", "failed": "❌", "error": "⚠️", "xfailed": "☑️", "xpassed": "❗"}
 _CLASS_DEFS = (
     "classDef matched fill:#dafbe1,stroke:#1a7f37,color:#1f2328",
-    "classDef failed fill:#ffebe9,stroke:#cf222e,stroke-width:3px,color:#1f2328",
-    "classDef unmatched fill:#ffffff,stroke:#cf222e,stroke-dasharray:4 3,color:#1f2328",
+    "classDef rejected fill:#ffebe9,stroke:#cf222e,stroke-width:3px,color:#1f2328",
     "classDef not_reached fill:#f6f8fa,stroke:#6e7781,stroke-dasharray:2 3,color:#57606a",
 )
 _MAX_FAILURE_CHARS = 4000
 
 
-def _mid(i: int) -> str:
-    return f"n{i}"
+def code(text: Any, *, cell: bool = False) -> str:
+    """``text`` as an inline code span that no content can break out of (empty: nothing)."""
+    s = visible(str(text if text is not None else ""))
+    if not s:
+        return ""
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ")) else ""
+    out = f"{fence}{pad}{s}{pad}{fence}"
+    return out.replace("|", "\\|") if cell else out
 
 
-def _label(text: str) -> str:
-    """Text safe inside a quoted Mermaid label."""
-    text = re.sub(r"[\r\n]+", " ", str(text))
-    return text.replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;").replace("`", "'")
+def _fenced(text: str, info: str = "text") -> list[str]:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", text, fence]
+
+
+def _label(text: Any) -> str:
+    """Text safe inside a quoted Mermaid label (entity codes for anything that is markup)."""
+    s = visible(str(text))
+    for ch, ent in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("`", "#96;"), ("&", "#38;")):
+        s = s.replace(ch, ent)
+    return s
 
 
 def _short_tool(tool: str) -> str:
     return tool.split("__", 1)[1] if "__" in tool else tool
 
 
-def mermaid_graph(view: Mapping[str, Any]) -> str:
-    """``graph TD`` of a run's oracle nodes, classed matched / failed / unmatched / not_reached."""
-    nodes = list(view.get("oracle_nodes") or [])
-    ids = {n["id"]: _mid(i) for i, n in enumerate(nodes)}
+def mermaid_graph(record: Mapping[str, Any]) -> str:
+    """``graph TD`` of a run's oracle events, classed matched / rejected / not_reached."""
+    nodes = list((record.get("trace") or {}).get("oracle") or [])
+    ids = {n["id"]: f"n{i}" for i, n in enumerate(nodes)}
     lines = ["graph TD"]
     for n in nodes:
-        extra = f"→ {n['matched_agent_event']}" if n.get("matched_agent_event") else n["status"].replace("_", " ")
-        label = "<br/>".join(_label(x) for x in (n["id"], _short_tool(n["tool"]), extra))
+        extra = f"→ {n['agent_event']}" if n.get("agent_event") else n["state"].replace("_", " ")
+        label = "<br/>".join(_label(shorten(str(x), 60)) for x in (n["id"], _short_tool(n["tool"]), extra))
         lines.append(f'  {ids[n["id"]]}["{label}"]')
     for n in nodes:
-        for p in n.get("deps") or n.get("parents") or []:
+        for p in n.get("deps") or []:
             if p in ids:
                 lines.append(f"  {ids[p]} --> {ids[n['id']]}")
-    for status in ("matched", "failed", "unmatched", "not_reached"):
-        members = [ids[n["id"]] for n in nodes if n.get("status") == status]
+    for state in ("matched", "rejected", "not_reached"):
+        members = [ids[n["id"]] for n in nodes if n.get("state") == state]
         if members:
-            lines.append(f"  class {','.join(members)} {status}")
+            lines.append(f"  class {','.join(members)} {state}")
     lines += [f"  {c}" for c in _CLASS_DEFS]
     return "\n".join(lines)
 
 
-def _cell(text: Any) -> str:
-    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
-
-
-def _fence(text: str) -> str:
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
+def _title(r: Mapping[str, Any]) -> str:
+    if r.get("scenario_id"):
+        return f"{code(r['scenario_id'])} : {code(r.get('run_id'))}"
+    return f"{code(r.get('path') or r.get('nodeid') or r.get('run_id') or 'input')} (could not be read)"
 
 
 def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_runs: int = 50) -> str:
-    """Markdown: totals, a table of failing runs, and per failing run its failure report and a
-    Mermaid graph (at most ``max_runs`` detailed runs)."""
+    """Markdown: totals, a table of the runs that did not pass as expected, and per such run its
+    failure report and a Mermaid graph (at most ``max_runs`` detailed runs)."""
     runs = list(report.get("runs") or [])
-    summary = dict(report.get("summary") or {})
-    if not summary:
-        from .view import summarize_views
-
-        summary = summarize_views(runs)
-    bad = [r for r in runs if r.get("status") != "passed"]
-    out = [f"## {title or report.get('title') or 'ARE judge results'}", ""]
-    total = summary.get("total", len(runs))
-    from .view import is_expected_failure
-
-    failed = summary.get("failed", 0)
-    expected = summary.get("expected_failures", 0)
-    as_expected = f" ({expected} expected: declared known-bad)" if expected else ""
-    out.append(
-        f"**{summary.get('passed', 0)} passed**, **{failed} failed**{as_expected}, "
-        f"**{summary.get('error', 0)} errors** of {total} run(s)."
-    )
+    summary = dict(report.get("summary") or summarize(runs))
+    out = [f"## {visible(title or report.get('title') or 'ARE judge results')}", ""]
+    parts = [f"**{summary.get('passed', 0)} passed**", f"**{summary.get('failed', 0)} failed**"]
+    if summary.get("expected_failures"):
+        parts.append(f"{summary['expected_failures']} failed as expected (declared known-bad)")
+    if summary.get("unexpected_passes"):
+        parts.append(f"**{summary['unexpected_passes']} known-bad passed**")
+    parts.append(f"**{summary.get('error', 0)} errors**")
+    out.append(", ".join(parts) + f" of {summary.get('total', len(runs))} run(s).")
     kinds = summary.get("by_failure_kind") or {}
     if kinds:
-        out.append("")
-        out.append("Failure kinds: " + ", ".join(f"`{k}` × {v}" for k, v in kinds.items()))
+        out += ["", "Failure kinds: " + ", ".join(f"{code(k)} × {v}" for k, v in kinds.items())]
     out += repeats_markdown(report.get("repeats"))
+    bad = [r for r in runs if display_status(r) not in ("passed", "xfailed")]
     if not bad:
-        out += ["", "All runs passed. ✅", ""]
+        out += ["", "All runs passed or failed as declared. ✅", ""]
         return "\n".join(out)
     out += ["", "| | Scenario | Run | Failure kind | Categories | Source |", "|---|---|---|---|---|---|"]
     for r in bad:
+        st = display_status(r)
         out.append(
-            f"| {_STATUS_ICON.get(r.get('status'), '')} | {_cell(r.get('scenario_id'))} | "
-            f"{_cell(r.get('run_id'))}{' (expected to fail)' if is_expected_failure(r) else ''} | "
-            f"{_cell(r.get('failure_kind'))} | {_cell(', '.join(r.get('categories') or []))} | {_cell(r.get('source'))} |"
+            f"| {_ICON.get(st, '')} {st} | {code(r.get('scenario_id'), cell=True)} | {code(r.get('run_id'), cell=True)} | "
+            f"{code(r.get('failure_kind'), cell=True)} | {code(', '.join(r.get('categories') or []), cell=True)} | "
+            f"{code(r.get('path'), cell=True)} |"
         )
     for r in bad[:max_runs]:
-        out += ["", f"### {_STATUS_ICON.get(r.get('status'), '')} {r.get('scenario_id')} : {r.get('run_id')}", ""]
-        where = [f"`{_cell(r['nodeid'])}`"] if r.get("nodeid") else []
+        st = display_status(r)
+        out += ["", f"### {_ICON.get(st, '')} {_title(r)}", ""]
+        where = [code(r["nodeid"])] if r.get("nodeid") else []
         if r.get("outcome"):
-            where.append(f"pytest: {r['outcome']}")
+            where.append(f"pytest: {code(r['outcome'])}")
+        if r.get("baseline"):
+            where.append(f"baseline: {code(r['baseline'])}")
         if where:
             out += [" · ".join(where), ""]
-        text = str(r.get("failure_text") or (r.get("judgment") or {}).get("failure") or "")
+        text = visible(str(r.get("failure_text") or r.get("failure") or ""), multiline=True)
+        if st == "xpassed" and not text:
+            text = "declared known-bad (expect: fail), but the judge passed it"
         if len(text) > _MAX_FAILURE_CHARS:
             text = text[:_MAX_FAILURE_CHARS] + "\n… (truncated)"
         if text:
-            fence = _fence(text)
-            out += ["<details><summary>Failure report</summary>", "", f"{fence}text", text, fence, "", "</details>", ""]
-        if r.get("oracle_nodes"):
-            out += ["```mermaid", mermaid_graph(r), "```"]
+            out += ["<details><summary>Failure report</summary>", "", *_fenced(text), "", "</details>", ""]
+        if (r.get("trace") or {}).get("oracle"):
+            out += _fenced(mermaid_graph(r), "mermaid")
     if len(bad) > max_runs:
-        out += ["", f"… and {len(bad) - max_runs} more failing run(s)."]
+        out += ["", f"… and {len(bad) - max_runs} more run(s)."]
     out.append("")
     return "\n".join(out)
 
@@ -139,7 +156,7 @@ def repeats_markdown(repeats: Mapping[str, Any] | None) -> list[str]:
         f"|---|---|---|---|---|{'---|' if base else ''}",
     ]
     for sid, r in (repeats.get("scenarios") or {}).items():
-        row = f"| {_cell(sid)} | {r['n']} | {r['c']} | {_pct(r.get('pass_at_k'))} | {_pct(r.get('pass_hat_k'))} |"
+        row = f"| {code(sid, cell=True)} | {r['n']} | {r['c']} | {_pct(r.get('pass_at_k'))} | {_pct(r.get('pass_hat_k'))} |"
         if base:
             b = base.get(sid) or {}
             cmp = b.get("status", "")
