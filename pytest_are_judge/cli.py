@@ -48,6 +48,22 @@ def _settings(args: argparse.Namespace) -> Any:
     return s
 
 
+def _check_llm(s: Any, config: Any) -> None:
+    """LLM options without LLM judging, or LLM judging without litellm: a usage error."""
+    import importlib.util
+
+    from .errors import UsageError
+    from .options import BY_KEY
+
+    llm_given = [s.given[k] for k in s.given if BY_KEY[k].llm]
+    if llm_given and not config.llm:
+        raise UsageError(
+            f"{', '.join(llm_given)} given while LLM judging is off: add --llm (or llm: true in the config)"
+        )
+    if config.llm and importlib.util.find_spec("litellm") is None:
+        raise UsageError("LLM judging is on but litellm is not installed: pip install 'pytest-are-judge[llm]'")
+
+
 def _status(j: Any, expected: str | None) -> str:
     if j.is_error:
         return "ERROR"
@@ -84,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     try:
         return _run(args.paths, s)
-    except InputError as exc:
+    except (InputError, UsageError) as exc:
         print(f"are-judge: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:  # pragma: no cover
@@ -101,6 +117,7 @@ def _run(paths: list[str], s: Any) -> int:
     from .readers import load_runs
 
     config = configured(s.config, s.config_overrides())
+    _check_llm(s, config)
     runs, errors = load_runs(list(paths), oracle_path=s.oracle, explicit_files_are_runs=True)
     if s.hf:
         from .readers.hf import load_hf_scenarios, pair_runs_with_hf
@@ -145,7 +162,7 @@ def _run(paths: list[str], s: Any) -> int:
             )
     else:
         _print_human(results, statuses, color)
-    repeats = _repeats(s, [(run, j) for run, j in results if run is not None])
+    repeats = _repeats(s, [j for run, j in results if run is not None])
     if repeats is not None:
         if s.output_dir:
             (Path(s.output_dir) / "_repeats.json").write_text(json.dumps(repeats, indent=2))
@@ -181,20 +198,11 @@ def _run(paths: list[str], s: Any) -> int:
     return EXIT_OK
 
 
-def _repeats(s: Any, judged: list[tuple[Any, Any]]) -> dict[str, Any] | None:
-    """pass@k / pass^k over the runs of each scenario (:func:`~pytest_are_judge.repeats.repeats_report`)."""
-    from .repeats import repeats_report, run_number_of
+def _repeats(s: Any, judgments: list[Any]) -> dict[str, Any] | None:
+    """pass@k / pass^k over the repeats of each scenario (:func:`~pytest_are_judge.repeats.repeats_report`)."""
+    from .repeats import repeats_report
 
-    records = [
-        {
-            "scenario_id": j.scenario_id,
-            "success": j.success,
-            "failure_kind": j.failure_kind,
-            "run_number": run_number_of(run),
-        }
-        for run, j in judged
-    ]
-    return repeats_report(records, k=s.k, min_pass_hat_k=s.min_pass_hat_k)
+    return repeats_report(judgments, k=s.k, min_pass_hat_k=s.min_pass_hat_k)
 
 
 def _safe(name: str) -> str:

@@ -66,10 +66,30 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(AreJudgeSession(config), "are_judge_session")
 
 
+def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> Any:
+    # A scenario file named on the command line without --are-scenarios: say how to judge it
+    # (pytest would otherwise report "no tests ran" or "not found").
+    if file_path.suffix.lower() not in (".yaml", ".yml", ".json") or not parent.session.isinitpath(file_path):
+        return None
+    if parent.config.pluginmanager.has_plugin("are_judge_session"):
+        return None
+    from ._pytest.collection import UncollectedScenarioFile
+
+    return UncollectedScenarioFile.from_parent(parent, path=file_path)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     report = yield
     if (
+        report.failed
+        and call.excinfo is not None
+        and call.when == "setup"
+        and getattr(item, "are_scenario_item", False)
+    ):
+        # pytest renders setup errors as tracebacks; ours are input errors: show the message
+        report.longrepr = item.repr_failure(call.excinfo)
+    elif (
         report.failed
         and call.excinfo is not None
         and isinstance(item, pytest.Function)

@@ -25,6 +25,7 @@ __all__ = [
     "default_k",
     "group_runs",
     "has_repeats",
+    "is_repeat",
     "pass_at_k",
     "pass_hat_k",
     "records_from_counts",
@@ -74,6 +75,9 @@ _ERROR_KINDS = {"input_error", "judge_unavailable", "inconclusive", "code_judge_
 
 
 def _passed(rec: Any) -> bool:
+    verdict = _field(rec, "verdict")
+    if verdict is not None:  # a run record
+        return bool(verdict == "pass")
     if _field(rec, "success") is not True:
         return False
     return _field(rec, "failure_kind") not in _ERROR_KINDS
@@ -88,7 +92,11 @@ def _counts(records: Iterable[Any]) -> dict[str, dict[str, int]]:
         d = out.setdefault(str(sid), {"n": 0, "c": 0, "errors": 0})
         d["n"] += 1
         d["c"] += int(_passed(rec))
-        if _field(rec, "success") is None or _field(rec, "failure_kind") in _ERROR_KINDS:
+        if (
+            _field(rec, "verdict") == "error"
+            or _field(rec, "success") is None
+            or _field(rec, "failure_kind") in _ERROR_KINDS
+        ):
             d["errors"] += 1
     return out
 
@@ -164,20 +172,28 @@ def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:
     }
 
 
+def is_repeat(rec: Any) -> bool:
+    """A run that counts as a repeat of its scenario: it has a run number (``run_<n>`` in its
+    name, ``run_number`` in its file) and was not declared known-bad.  Hand-made variants of a
+    scenario (``good``, ``wrong_recipient``, anything with ``expect: fail``) are not repeats."""
+    return (
+        bool(_field(rec, "scenario_id")) and _field(rec, "run_number") is not None and _field(rec, "expected") != "fail"
+    )
+
+
 def repeats_report(
     records: Iterable[Any], *, k: int | None = None, min_pass_hat_k: float | None = None
 ) -> dict[str, Any] | None:
-    """The repeated-runs section of a report (CLI and plugin): :func:`summarize_repeats` at ``k``
-    (default :func:`default_k`) plus ``min_pass_hat_k`` and ``gate_passed`` (None without a gate).
+    """The repeated-runs section of a report (CLI and plugin): :func:`summarize_repeats` of the
+    runs that are repeats (:func:`is_repeat`) at ``k`` (default :func:`default_k`), plus
+    ``min_pass_hat_k`` and ``gate_passed`` (None without a gate).
 
-    Computed when asked for (``k`` or ``min_pass_hat_k``) or when some scenario has two runs or
-    more that carry a run number (records' ``run_number``): runs that merely share a scenario id,
-    such as hand-made variants of one scenario, are not taken for repeats unasked.  None
-    otherwise.  With a gate but no repeated scenario, ``k`` is None and the gate fails.
+    Computed when asked for (``k`` or ``min_pass_hat_k``) or when some scenario has two repeats
+    or more; None otherwise.  With a gate but no repeated scenario, ``k`` is None and the gate
+    fails: a pass^k gate that cannot be evaluated never passes.
     """
-    recs = [r for r in records if _field(r, "scenario_id")]
-    numbered = [r for r in recs if _field(r, "run_number") is not None]
-    if k is None and min_pass_hat_k is None and not has_repeats(numbered):
+    recs = [r for r in records if is_repeat(r)]
+    if k is None and min_pass_hat_k is None and not has_repeats(recs):
         return None
     k = k or default_k(recs)
     if k is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -41,8 +42,13 @@ def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, dict[str, i
             )
         out[nodeid] = verdict
     repeats = data.get("repeats")
-    if repeats is None:  # v1: rebuilt from the runs
-        repeats = repeat_counts({n: e for n, e in runs.items() if isinstance(e, dict)})
+    if repeats is None:  # v1: rebuilt from the runs (run numbers from their ids: run_<n>)
+        from ..repeats import run_number_of
+
+        v1 = {n: e for n, e in runs.items() if isinstance(e, dict)}
+        for e in v1.values():
+            e.setdefault("run_number", run_number_of(SimpleNamespace(run_id=e.get("run_id") or "", source=None)))
+        repeats = repeat_counts(v1)
     elif not isinstance(repeats, dict) or not all(
         isinstance(r, dict) and _count(r.get("n")) and _count(r.get("c")) and r["c"] <= r["n"] for r in repeats.values()
     ):

@@ -77,6 +77,13 @@ def scenario_items(parent: pytest.Collector, path: Path, index: ScenarioIndex, f
                     field="runs.id",
                 )
             names.add(name)
+        if not runs and not index.is_oracle_trace(path):
+            raise InputError(
+                "the scenario has no runs to judge: add 'runs:' (events or a 'file:' agent log) to it, "
+                "or put agent traces next to it",
+                file=str(path),
+                field="runs",
+            )
     except InputError as exc:
         return [
             LoadErrorItem.from_parent(
@@ -118,6 +125,19 @@ class ScenarioFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+class UncollectedScenarioFile(pytest.File):
+    """A .yaml/.json file named on the command line while no ``--are-scenarios`` is given."""
+
+    def collect(self) -> Iterable[pytest.Item]:
+        rel = _rel(self.config, str(self.path))
+        error = InputError(
+            f"pytest does not judge scenario files by itself: run `pytest --are-scenarios={rel}` "
+            "(or a folder of scenarios), or list it under are_scenarios in your ini file",
+            file=rel,
+        )
+        return [LoadErrorItem.from_parent(self, name="not_collected", path=self.path, error=error)]
+
+
 XFAIL_STRICT_KEY = pytest.StashKey[bool]()
 
 
@@ -152,8 +172,27 @@ def record_for(item: pytest.Item, judgment: Judgment, *, seconds: float = 0.0) -
     )
 
 
+def mark_gated_repeats(items: list[ScenarioItem], reason: str) -> None:
+    """Items that are repeats of a scenario with two repeats or more (``run_<n>``, not declared
+    known-bad): their failures are decided by the pass^k gate, not one by one."""
+    from ..repeats import is_repeat, run_number_of
+
+    groups: dict[str, list[ScenarioItem]] = {}
+    for item in items:
+        run = item.run
+        rec = {"scenario_id": run.scenario.scenario_id, "run_number": run_number_of(run), "expected": run.expected}
+        if is_repeat(rec) and item.pair_error is None:
+            groups.setdefault(run.scenario.scenario_id, []).append(item)
+    for group in groups.values():
+        if len(group) >= 2:
+            for item in group:
+                item.gate_reason = reason
+
+
 class ScenarioItem(pytest.Item):
     """One run judged against its scenario.  Judged in setup, so 'could not judge' is an ERROR."""
+
+    are_scenario_item = True
 
     def __init__(self, *, run: Run, pair_error: InputError | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -161,6 +200,9 @@ class ScenarioItem(pytest.Item):
         self.pair_error = pair_error
         self.judgment: Judgment | None = None
         self.are_record: RunRecord | None = None
+        self.gate_reason: str | None = None
+        """Set for a repeat judged by the pass^k gate: a failure is reported as xfail."""
+        self.baseline_xfail = False
 
     def setup(self) -> None:
         from .judging import judge_with_config
@@ -185,6 +227,8 @@ class ScenarioItem(pytest.Item):
     def runtest(self) -> None:
         assert self.judgment is not None
         if not self.judgment.success:
+            if self.gate_reason:
+                pytest.xfail(f"{self.gate_reason}\n{self.judgment.render()}")
             raise JudgmentError(self.judgment)
 
     def teardown(self) -> None:
@@ -210,6 +254,8 @@ class ScenarioItem(pytest.Item):
 class LoadErrorItem(pytest.Item):
     """A file that cannot be read as a scenario: an ERROR whose report is the input error."""
 
+    are_scenario_item = True
+
     def __init__(self, *, error: InputError, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.error = error
@@ -225,7 +271,8 @@ class LoadErrorItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InputError):
-            return visible(f"cannot load scenario: {excinfo.value}", multiline=True)
+            prefix = "" if self.name == "not_collected" else "cannot load scenario: "
+            return visible(f"{prefix}{excinfo.value}", multiline=True)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

@@ -6,9 +6,10 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .._rate import format_rate as _pct
+from .._text import visible
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -42,32 +43,70 @@ def outcome_of(report: Any) -> str | None:
     return None
 
 
+class SessionSummary(TypedDict):
+    runs: int
+    expected_to_pass: int
+    """Runs not declared known-bad: the pass rate is over these."""
+    passed: int
+    failed: int
+    """Runs expected to pass that failed."""
+    errors: int
+    expected_failures: int
+    """Declared known-bad runs that failed as declared (correct outcomes)."""
+    unexpected_passes: int
+    """Declared known-bad runs that passed."""
+    pass_rate: float | None
+    min_pass_rate: float | None
+    gate_passed: bool | None
+    gate_applied: bool
+    failure_categories: dict[str, int]
+    failure_kinds: dict[str, int]
+    outcomes: dict[str, int]
+
+
 def summarize(
     records: dict[str, dict[str, Any]], outcomes: dict[str, str], min_pass_rate: float | None
-) -> dict[str, Any]:
-    verdicts = Counter(r["verdict"] for r in records.values())
+) -> SessionSummary:
+    """Counts of the session's runs.  The pass rate counts the runs expected to pass: a run
+    declared known-bad that fails as declared is a correct outcome, not a failure."""
     categories: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
     for rec in records.values():
-        if rec["verdict"] == "fail":
+        known_bad = rec.get("expected") == "fail"
+        verdict = rec["verdict"]
+        if verdict == "error":
+            counts["errors"] += 1
+        elif known_bad:
+            counts["expected_failures" if verdict == "fail" else "unexpected_passes"] += 1
+        else:
+            counts["passed" if verdict == "pass" else "failed"] += 1
+        if not known_bad:
+            counts["expected_to_pass"] += 1
+        if verdict == "fail" and not known_bad:
             kinds[rec.get("failure_kind") or "unknown"] += 1
             for cat in rec.get("categories") or ["unknown"]:
                 categories[cat] += 1
-    n = len(records)
-    rate = verdicts["pass"] / n if n else None
+    n = counts["expected_to_pass"]
+    rate = counts["passed"] / n if n else None
+    applied = bool(records) and min_pass_rate is not None
     oc = Counter(outcomes.get(nodeid, "not_run") for nodeid in records)
-    return {
-        "runs": n,
-        "passed": verdicts["pass"],
-        "failed": verdicts["fail"],
-        "errors": verdicts["error"],
-        "pass_rate": rate,
-        "min_pass_rate": min_pass_rate,
-        "gate_passed": None if min_pass_rate is None else (rate is not None and rate + 1e-12 >= min_pass_rate),
-        "failure_categories": dict(sorted(categories.items())),
-        "failure_kinds": dict(sorted(kinds.items())),
-        "outcomes": dict(sorted(oc.items())),
-    }
+    return SessionSummary(
+        runs=len(records),
+        expected_to_pass=n,
+        passed=counts["passed"],
+        failed=counts["failed"],
+        errors=counts["errors"],
+        expected_failures=counts["expected_failures"],
+        unexpected_passes=counts["unexpected_passes"],
+        pass_rate=rate,
+        min_pass_rate=min_pass_rate,
+        gate_passed=None if not applied else (rate is not None and rate + 1e-12 >= min_pass_rate),  # type: ignore[operator]
+        gate_applied=applied,
+        failure_categories=dict(sorted(categories.items())),
+        failure_kinds=dict(sorted(kinds.items())),
+        outcomes=dict(sorted(oc.items())),
+    )
 
 
 def write_report(
@@ -77,18 +116,16 @@ def write_report(
     outcomes: dict[str, str],
     summary: dict[str, Any],
     baseline: dict[str, Any] | None,
-    baseline_verdicts: dict[str, str] | None,
     llm_usage: dict[str, Any] | None,
     settings_header: str,
     repeats: dict[str, Any] | None = None,
 ) -> None:
     from .. import __version__
 
+    status = baseline_status(baseline)
     runs = []
     for nodeid, rec in sorted(records.items()):
-        runs.append(
-            {**rec, "outcome": outcomes.get(nodeid, "not_run"), "baseline": (baseline_verdicts or {}).get(nodeid)}
-        )
+        runs.append({**rec, "outcome": outcomes.get(nodeid, "not_run"), "baseline": status.get(nodeid)})
     data = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "tool": "pytest-are-judge",
@@ -107,19 +144,24 @@ def write_report(
 
 
 def summary_lines(
-    summary: dict[str, Any],
+    summary: SessionSummary,
     baseline: dict[str, Any] | None,
     llm_usage: dict[str, Any] | None,
-    gate_message: str | None,
+    messages: list[str],
     repeats: dict[str, Any] | None = None,
-    repeats_messages: list[str] | None = None,
 ) -> list[str]:
+    """The terminal summary: counts, expected failures on their own line, failure kinds,
+    baseline comparison, repeats, LLM usage, then the gate messages."""
     s = summary
     lines = [
-        f"runs judged: {s['runs']}  passed: {s['passed']}  failed: {s['failed']}  errors: {s['errors']}  pass rate: {_pct(s['pass_rate'])}",
+        f"runs judged: {s['runs']}  passed: {s['passed']}  failed: {s['failed']}  errors: {s['errors']}  "
+        f"pass rate: {_pct(s['pass_rate'])} (of {s['expected_to_pass']} run(s) expected to pass)"
     ]
-    oc = s["outcomes"]
-    shown = [f"{k}: {v}" for k, v in oc.items() if v]
+    if s["expected_failures"]:
+        lines.append(f"expected failures: {s['expected_failures']} (declared known-bad, failed as declared)")
+    if s["unexpected_passes"]:
+        lines.append(f"known-bad runs that passed: {s['unexpected_passes']} (declared expect: fail, judged a pass)")
+    shown = [f"{k}: {v}" for k, v in s["outcomes"].items() if v]
     if shown:
         lines.append("pytest outcomes: " + "  ".join(shown))
     if s["failure_categories"]:
@@ -128,12 +170,18 @@ def summary_lines(
             lines.append(f"  {CATEGORY_LABELS.get(cat, cat)}: {count}")
     if baseline is not None:
         lines.append(
-            f"baseline {baseline['path']}: {len(baseline['regressions'])} regression(s), {len(baseline['improvements'])} improvement(s), "
+            f"baseline {baseline['path']}: {len(baseline['regressions'])} regressed, {len(baseline['improvements'])} improved, "
             f"{len(baseline['still_failing'])} still failing, {len(baseline['new'])} new, {len(baseline['missing'])} missing"
         )
-        for label, key in (("regression", "regressions"), ("improvement", "improvements"), ("new", "new")):
+        for label, key in (
+            ("regressed", "regressions"),
+            ("improved", "improvements"),
+            ("still failing", "still_failing"),
+            ("new", "new"),
+            ("missing", "missing"),
+        ):
             for nodeid in baseline[key]:
-                lines.append(f"  {label}: {nodeid}")
+                lines.append(f"  {label}: {visible(nodeid)}")
     if repeats is not None:
         from ..repeats import repeat_lines
 
@@ -143,23 +191,18 @@ def summary_lines(
             "LLM usage: "
             + "  ".join(f"{k}: {llm_usage[k]:.4f}" if k == "cost_usd" else f"{k}: {llm_usage[k]}" for k in llm_usage)
         )
-    if gate_message:
-        lines.append(gate_message)
-    lines += repeats_messages or []
-    return lines
+    return lines + messages
 
 
 # ------------------------------------------------------------------ repeated runs (pass@k, pass^k)
 
 
 def repeat_records(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per-run records as :mod:`pytest_are_judge.repeats` takes them (errors do not pass; runs
-    without a scenario id, i.e. files that could not be loaded, are left out)."""
-    return [
-        {"scenario_id": rec["scenario_id"], "success": rec["verdict"] == "pass", "run_number": rec.get("run_number")}
-        for _, rec in sorted(records.items())
-        if rec.get("scenario_id")
-    ]
+    """The session's records that are repeats of a scenario (:func:`~pytest_are_judge.repeats.is_repeat`),
+    in node-id order (errors do not pass)."""
+    from ..repeats import is_repeat
+
+    return [rec for _, rec in sorted(records.items()) if is_repeat(rec)]
 
 
 def repeats_summary(
@@ -186,6 +229,36 @@ def _prop_name(text: str) -> str:
 
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
+
+
+def junit_properties(
+    sm: SessionSummary,
+    baseline: dict[str, Any] | None,
+    repeats: dict[str, Any] | None,
+    llm_usage: dict[str, Any] | None,
+) -> list[tuple[str, Any]]:
+    """junit ``<testsuite>`` properties: counts, the gates, the baseline comparison, repeats, LLM usage."""
+    props: list[tuple[str, Any]] = [
+        ("are_runs", sm["runs"]),
+        ("are_passed", sm["passed"]),
+        ("are_failed", sm["failed"]),
+        ("are_expected_failures", sm["expected_failures"]),
+        ("are_errors", sm["errors"]),
+        ("are_pass_rate", "n/a" if sm["pass_rate"] is None else f"{sm['pass_rate']:.4f}"),
+    ]
+    for cat, count in sm["failure_categories"].items():
+        props.append((f"are_failures_{cat}", count))
+    if sm["min_pass_rate"] is not None:
+        props.append(("are_min_pass_rate", sm["min_pass_rate"]))
+        props.append(("are_gate_passed", "n/a" if sm["gate_passed"] is None else sm["gate_passed"]))
+    if baseline is not None:
+        props.append(("are_regressions", len(baseline["regressions"])))
+        props.append(("are_improvements", len(baseline["improvements"])))
+    if repeats is not None:
+        props += repeat_properties(repeats)
+    for k, v in (llm_usage or {}).items():
+        props.append((f"are_llm_{k}", v))
+    return props
 
 
 def repeat_properties(repeats: dict[str, Any]) -> list[tuple[str, Any]]:

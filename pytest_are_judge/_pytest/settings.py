@@ -61,10 +61,23 @@ def scenario_roots(s: Settings) -> list[Path]:
     return list(s.scenarios or [])
 
 
-def session_config(config: pytest.Config) -> Any:
-    """The judge config of this session: the ``--are-config`` file, then option overrides.
+def config_file(config: pytest.Config) -> str | None:
+    """The judge config file: ``--are-config`` (ini ``are_config``), else the rootdir's
+    ``pyproject.toml`` when it has a ``[tool.are_judge]`` table."""
+    s = settings(config)
+    if s.config:
+        return str(s.config)
+    pyproject = config.rootpath / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return str(pyproject) if "[tool.are_judge" in text else None
 
-    Raises :class:`pytest_are_judge.errors.InputError` for a bad config file.
+
+def session_config(config: pytest.Config) -> Any:
+    """The judge config of this session: the config file (:func:`config_file`), then option
+    overrides.  Raises :class:`pytest_are_judge.errors.InputError` for a bad config file.
     """
     cached = config.stash.get(_CONFIG_KEY, None)
     if cached is not None:
@@ -72,7 +85,7 @@ def session_config(config: pytest.Config) -> Any:
     from ..pipeline import configured
 
     s = settings(config)
-    cfg = configured(s.config, s.config_overrides())
+    cfg = configured(config_file(config), s.config_overrides())
     config.stash[_CONFIG_KEY] = cfg
     return cfg
 
@@ -85,3 +98,35 @@ def ensure_checkers(config: pytest.Config) -> None:
     from ..checkers import register_checker
 
     config.hook.pytest_are_judge_register_checkers(register=register_checker)
+
+
+def check_session_config(config: pytest.Config) -> None:
+    """Usage errors once, before any test: a bad config file, LLM options while LLM judging is
+    off, LLM judging without the ``[llm]`` extra."""
+    from ..errors import InputError
+
+    s = settings(config)
+    try:
+        cfg = session_config(config)
+    except InputError as exc:
+        name = s.name("config") if s.config else "[tool.are_judge] in pyproject.toml"
+        raise pytest.UsageError(f"{name}: {exc}") from None
+    llm_from_cli = [s.given[k] for k in s.explicit if k in s.from_cli and getattr(_option(k), "llm", False)]
+    if llm_from_cli and not cfg.llm:
+        raise pytest.UsageError(
+            f"{', '.join(llm_from_cli)} given while LLM judging is off: add {s.name('llm')} "
+            "(or llm: true in the judge config)"
+        )
+    if cfg.llm:
+        import importlib.util
+
+        if importlib.util.find_spec("litellm") is None:
+            raise pytest.UsageError(
+                "LLM judging is on but litellm is not installed: pip install 'pytest-are-judge[llm]'"
+            )
+
+
+def _option(key: str) -> Any:
+    from ..options import BY_KEY
+
+    return BY_KEY.get(key)

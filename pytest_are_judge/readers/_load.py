@@ -194,6 +194,13 @@ class RunIndex:
             self.used_oracles.add(oracle.source)
         return [with_oracle_run(run, oracle) for run in lf.runs]
 
+    def is_oracle_trace(self, path: Path) -> bool:
+        """Is ``path`` an oracle-run trace (it supplies the oracle of its siblings' runs)?"""
+        if self.oracle_path is not None and os.path.abspath(path) == os.path.abspath(self.oracle_path):
+            return True
+        cached = self._loaded.get(path)
+        return isinstance(cached, LoadedFile) and cached.oracle_run is not None
+
     def release(self, path: Path) -> None:
         """Forget a file's parse once its runs are taken (oracle-run traces stay: siblings may
         still need them)."""
