@@ -115,20 +115,14 @@ def _run(paths: list[str], s: Any) -> int:
     from .judgment.result import Judgment
     from .pipeline import Pipeline, configured
     from .readers import load_runs
+    from .repeats import is_repeat
 
     config = configured(s.config, s.config_overrides())
     _check_llm(s, config)
     runs, errors = load_runs(list(paths), oracle_path=s.oracle, explicit_files_are_runs=True)
-    if s.hf:
-        from .readers.hf import load_hf_scenarios, pair_runs_with_hf
-
-        runs = pair_runs_with_hf(runs, load_hf_scenarios(s.hf, split=s.hf_split, config=s.hf_config))
     if s.limit is not None:
         runs = runs[: s.limit]
-    pipeline = Pipeline(config)
-    results: list[tuple[Any, Judgment]] = [(run, pipeline.judge_run(run)) for run in runs]
-    results += [(None, Judgment.for_input_error(e, run_id=Path(e.file or "input").name)) for e in errors]
-    if not results:
+    if not runs and not errors:
         from .readers._load import count_oracle_files
 
         n_oracles = count_oracle_files(list(paths))
@@ -140,29 +134,36 @@ def _run(paths: list[str], s: Any) -> int:
         )
         print("are-judge: error: no runs found under " + ", ".join(paths) + hint, file=sys.stderr)
         return EXIT_ERROR
+    hf = None
+    if s.hf:
+        from .readers.hf import load_hf_scenarios, pair_run_with_hf
 
-    color = not s.no_color and not s.json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    statuses = [_status(j, run.expected if run is not None else None) for run, j in results]
-    if s.output_dir:
-        out = Path(s.output_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        used: set[str] = set()
-        for (_run, j), st in zip(results, statuses):
-            name = _safe(f"{j.scenario_id or 'input'}__{j.run_id}")
-            while name in used:
-                name += "_"
-            used.add(name)
-            (out / f"{name}.json").write_text(json.dumps({**j.to_dict(), "status": st}, indent=2, default=str))
-    if s.json:
-        for (run, j), st in zip(results, statuses):
-            print(
-                json.dumps(
-                    {**j.to_dict(), "status": st, "expected": run.expected if run is not None else None}, default=str
-                )
-            )
-    else:
-        _print_human(results, statuses, color)
-    repeats = _repeats(s, [j for run, j in results if run is not None])
+        hf = load_hf_scenarios(s.hf, split=s.hf_split, config=s.hf_config)
+    pipeline = Pipeline(config)
+    progress = _Progress(len(runs) + len(errors), enabled=not s.json and sys.stderr.isatty())
+    out = _Outputs(s)
+    results: list[tuple[Any, Judgment, str]] = []
+    for run in runs:
+        if hf is not None:
+            run, missing = pair_run_with_hf(run, hf, f"--hf dataset {s.hf}")
+            if missing is not None:
+                j = Judgment.for_input_error(missing, scenario_id=run.scenario.scenario_id, run_id=run.run_id)
+                results.append((run, j, out.emit(run, j)))
+                progress.step()
+                continue
+        j = pipeline.judge_run(run)
+        results.append((run, j, out.emit(run, j)))  # streamed as judged (--json: one line per run)
+        progress.step()
+    for e in errors:
+        j = Judgment.for_input_error(e, run_id=Path(e.file or "input").name)
+        results.append((None, j, out.emit(None, j)))
+        progress.step()
+    progress.done()
+    statuses = [st for _, _, st in results]
+    if not s.json:
+        color = not s.no_color and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        _print_human([(run, j) for run, j, _ in results], statuses, color)
+    repeats = _repeats(s, [j for run, j, _ in results if run is not None])
     if repeats is not None:
         if s.output_dir:
             (Path(s.output_dir) / "_repeats.json").write_text(json.dumps(repeats, indent=2))
@@ -172,30 +173,78 @@ def _run(paths: list[str], s: Any) -> int:
             print()
             for line in repeat_lines(repeats):
                 print(line)
-            if repeats["min_pass_hat_k"] is not None:
-                verdict = "OK" if repeats["gate_passed"] else "FAILED"
-                print(
-                    f"{verdict}: pass^k {_pct(repeats['overall']['pass_hat_k'])} vs --min-pass-hat-k "
-                    f"{_pct(repeats['min_pass_hat_k'])}"
-                )
     if s.html or s.md_summary or os.environ.get("GITHUB_STEP_SUMMARY"):
-        _write_reports(s, results, statuses, config)
+        _write_reports(s, [(run, j) for run, j, _ in results], statuses, config)
     if any(st == "ERROR" for st in statuses):
         return EXIT_ERROR  # a run that could not be judged is never tolerated, gate or not
+    failing = [j for _, j, st in results if st in ("FAIL", "XPASS")]
     if s.min_pass_hat_k is not None:
-        # The threshold says how much failure is tolerated: it, not each run, sets the status.
+        # the pass^k gate, not each repeat, decides for repeated runs; other runs still count
         assert repeats is not None  # always computed when a gate is given
-        if repeats["gate_passed"]:
-            return EXIT_OK
-        if s.json:  # the table is not printed in JSON mode: say why the exit status is 1
-            print(
-                f"are-judge: pass^k {_pct(repeats['overall']['pass_hat_k'])} is below --min-pass-hat-k {_pct(s.min_pass_hat_k)}",
-                file=sys.stderr,
-            )
-        return EXIT_FAIL
-    if any(st in ("FAIL", "XPASS") for st in statuses):
-        return EXIT_FAIL
-    return EXIT_OK
+        value, limit = _pct(repeats["overall"]["pass_hat_k"]), _pct(s.min_pass_hat_k)
+        print(
+            f"pass^k gate OK: pass^k {value} >= --min-pass-hat-k {limit}"
+            if repeats["gate_passed"]
+            else f"FAILED: pass^k {value} is below --min-pass-hat-k {limit}",
+            file=sys.stderr if s.json else sys.stdout,
+        )
+        failing = [j for j in failing if not is_repeat(j)]
+        if not repeats["gate_passed"]:
+            return EXIT_FAIL
+    return EXIT_FAIL if failing else EXIT_OK
+
+
+class _Progress:
+    """``judged 12/500`` on stderr, rewritten in place, only on a terminal; with LLM judging,
+    the model calls made, answers from the cache and retries so far."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total, self.n, self.enabled = total, 0, enabled and total >= 20
+
+    def step(self) -> None:
+        self.n += 1
+        if self.enabled:
+            line = f"are-judge: judged {self.n}/{self.total}"
+            usage = sys.modules.get("pytest_are_judge.soft.usage")
+            if usage is not None:
+                u = usage.usage_totals()
+                line += (
+                    f"  LLM calls {u.get('calls', 0)}, cached {u.get('cache_hits', 0)}, retries {u.get('retries', 0)}"
+                )
+            sys.stderr.write("\r" + line)
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+class _Outputs:
+    """Per-run outputs written as each run is judged: a JSON line (``--json``) and a file in
+    ``--output-dir``."""
+
+    def __init__(self, s: Any) -> None:
+        self.s = s
+        self.used: set[str] = set()
+        if s.output_dir:
+            Path(s.output_dir).mkdir(parents=True, exist_ok=True)
+
+    def emit(self, run: Any, j: Any) -> str:
+        from .report.record import run_record
+
+        st = _status(j, run.expected if run is not None else None)
+        if not (self.s.json or self.s.output_dir):
+            return st
+        rec = {**run_record(j), "status": st, "success": j.success}
+        if self.s.output_dir:
+            name = _safe(f"{j.scenario_id or 'input'}__{j.run_id}")
+            while name in self.used:
+                name += "_"
+            self.used.add(name)
+            (Path(self.s.output_dir) / f"{name}.json").write_text(json.dumps(rec, indent=2, default=str))
+        if self.s.json:
+            print(json.dumps(rec, default=str), flush=True)
+        return st
 
 
 def _repeats(s: Any, judgments: list[Any]) -> dict[str, Any] | None:

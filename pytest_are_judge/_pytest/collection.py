@@ -35,20 +35,9 @@ class ScenarioIndex(RunIndex):
         has no scenario of its id (an ERROR item naming the run and the dataset, never a skip)."""
         if self.hf is None:
             return run, None
-        from ..readers.hf import pair_runs_with_hf
+        from ..readers.hf import pair_run_with_hf
 
-        sid = run.scenario.scenario_id
-        if sid not in self.hf:
-            return run, InputError(
-                f"run {run.run_id!r}: no scenario {sid!r} in the --are-hf dataset {self.hf_label}",
-                file=run.source,
-                field="scenario_id",
-            )
-        try:
-            (paired,) = pair_runs_with_hf([run], self.hf)
-        except InputError as exc:
-            return run, exc
-        return paired, None
+        return pair_run_with_hf(run, self.hf, f"--are-hf dataset {self.hf_label}")
 
 
 def item_name(run: Run) -> str:

@@ -198,6 +198,23 @@ def _hf_source(sid: str) -> str:
     return f"<hf:{sid}>"
 
 
+def pair_run_with_hf(
+    run: Run, hf_scenarios: Mapping[str, list[dict[str, Any]]], label: str
+) -> tuple[Run, InputError | None]:
+    """``run`` with its dataset scenario as oracle side, or ``(run, error)`` when the dataset has
+    no scenario of its id (that run is an error; the others are judged)."""
+    sid = run.scenario.scenario_id
+    if sid not in hf_scenarios:
+        return run, InputError(
+            f"run {run.run_id!r}: no scenario {sid!r} in the {label}", file=run.source, field="scenario_id"
+        )
+    try:
+        (paired,) = pair_runs_with_hf([run], hf_scenarios)
+    except InputError as exc:
+        return run, exc
+    return paired, None
+
+
 def pair_runs_with_hf(
     runs: Iterable[Run],
     hf_scenarios: Mapping[str, list[dict[str, Any]]],
