@@ -282,7 +282,7 @@ def test_json_report_schema(pytester: pytest.Pytester, run_pytest) -> None:
     write(pytester, {"good": PASS, "bad": FAIL, "known": "c@x.org"}, expect_fail=("known",))
     run_pytest("--are-scenarios=sc", "--are-report=out/report.json", "--are-min-pass-rate=0.2")
     report = json.loads((pytester.path / "out" / "report.json").read_text())
-    assert report["schema_version"] == 1 and report["tool"] == "pytest-are-judge"
+    assert report["schema_version"] == 2 and report["tool"] == "pytest-are-judge"
     s = report["summary"]
     assert (s["runs"], s["passed"], s["failed"], s["errors"], s["expected_failures"]) == (3, 1, 1, 0, 1)
     assert s["pass_rate"] == pytest.approx(1 / 2) and s["expected_to_pass"] == 2

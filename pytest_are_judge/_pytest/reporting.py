@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from .._rate import format_rate as _pct
 from .._text import visible
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
 
 CATEGORY_LABELS = {
     "counts": "counts (tool-call counts differ)",
