@@ -76,6 +76,21 @@ class CodeJudgeError(JudgeUnavailableError):
         return text + ("\n--- stderr ---\n" + str(stderr).rstrip() if stderr else "")
 
 
+class CheckerRaised(AreJudgeError):
+    """A checker raised (or an argument was missing) while a pair was validated: ARE aborts the
+    whole judgment there (rationale ``"Exception"``); raised inside the judge to do the same."""
+
+    def __init__(self, *, oracle_event_id: str, agent_event_id: str, checker: str, arg: str, error: str) -> None:
+        self.oracle_event_id, self.agent_event_id, self.checker, self.arg, self.error = (
+            oracle_event_id,
+            agent_event_id,
+            checker,
+            arg,
+            error,
+        )
+        super().__init__(f"{checker} on argument {arg!r} ({oracle_event_id} vs {agent_event_id}): {error}")
+
+
 class LLMCallError(AreJudgeError, RuntimeError):
     """A model call failed for good (after the allowed retries)."""
 

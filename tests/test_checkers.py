@@ -319,8 +319,8 @@ def test_eq_str_strip_checker_truthy_non_str_raises():
         ("", "", True),
         ("+1 (415) 555-0100", "14155550100", True),  # ARE's digits-only rule
         ("abc", "xyz", True),  # ARE: no digits on either side
-        ("+1 415 555 0100", "(415) 555-0100", True),  # via phonenumbers
-        ("(415) 555-0100", "+1 415 555 0100", True),
+        ("+1 415 555 0100", "(415) 555-0100", False),  # ARE: digits differ (phone_match="e164" passes)
+        ("(415) 555-0100", "+1 415 555 0100", False),
         ("415-555-0100", "415-555-0101", False),
         ("+1 415 555 0100 ext. 12", "(415) 555-0100", False),  # extension differs
         ("+44 20 7946 0958", "020 7946 0958", False),  # default region is US
@@ -332,9 +332,26 @@ def test_phone_number_checker(agent, oracle, ok):
     assert C.phone_number_checker(agent, oracle) is ok
 
 
+@pytest.mark.parametrize(
+    ("agent", "oracle", "ok"),
+    [
+        ("+1 415 555 0100", "(415) 555-0100", True),  # the same E.164 number
+        ("(415) 555-0100", "+1 415 555 0100", True),
+        ("+1 (415) 555-0100", "14155550100", True),  # equal digits still pass
+        ("415-555-0100", "415-555-0101", False),
+        ("+1 415 555 0100 ext. 12", "(415) 555-0100", False),  # extension differs
+        ("+44 20 7946 0958", "020 7946 0958", False),  # default region is US
+        ("555", "+1 555", False),  # both parse to +1555, which is not a possible number
+    ],
+)
+def test_phone_number_checker_e164_option(agent, oracle, ok):
+    assert C.phone_number_checker(agent, oracle, match="e164") is ok
+
+
 def test_phone_number_checker_region_kwarg():
-    assert C.phone_number_checker("+44 20 7946 0958", "020 7946 0958", phone_region="GB") is True
-    assert C.phone_number_checker("+1 415 555 0100", "(415) 555-0100", phone_region=None) is False
+    assert C.phone_number_checker("+44 20 7946 0958", "020 7946 0958", phone_region="GB", match="e164") is True
+    assert C.phone_number_checker("+44 20 7946 0958", "020 7946 0958", phone_region="GB") is False  # digits
+    assert C.phone_number_checker("+1 415 555 0100", "(415) 555-0100", phone_region=None, match="e164") is False
 
 
 def test_phone_number_checker_non_str_raises():
@@ -347,7 +364,8 @@ def test_importing_checkers_does_not_import_phonenumbers():
         "import sys, pytest_are_judge.checkers as c; "
         "assert 'phonenumbers' not in sys.modules; "
         "c.phone_number_checker('1', '1'); assert 'phonenumbers' not in sys.modules; "
-        "c.phone_number_checker('+1 415 555 0100', '(415) 555-0100'); "
+        "c.phone_number_checker('+1 415 555 0100', '(415) 555-0100'); assert 'phonenumbers' not in sys.modules; "
+        "c.phone_number_checker('+1 415 555 0100', '(415) 555-0100', match='e164'); "
         "assert 'phonenumbers' in sys.modules"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

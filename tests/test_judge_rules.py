@@ -176,7 +176,7 @@ def test_missing_agent_argument_is_a_rejection_not_a_crash():
     assert "missing from the agent's call" in j.render()
 
 
-def test_unparseable_datetime_rejects_with_reason():
+def test_unparseable_datetime_fails_like_are_or_rejects_when_asked():
     sc = scenario(
         [
             {
@@ -193,25 +193,31 @@ def test_unparseable_datetime_rejects_with_reason():
             }
         ]
     )
-    j = judge(
-        sc,
-        [
-            {
-                "id": "a",
-                "tool": "Calendar.add_calendar_event",
-                "args": {
-                    "title": "x",
-                    "start_datetime": "2024-10-07T10:00",
-                    "end_datetime": "2024-10-07 11:00:00",
-                    "attendees": [],
-                },
-                "time": 3,
-            }
-        ],
-    )
-    assert not j.success
-    assert "cannot compare: expected a datetime" in j.render()
-    assert j.failure.categories == ["checker_error"]
+    agent = [
+        {
+            "id": "a",
+            "tool": "Calendar.add_calendar_event",
+            "args": {
+                "title": "x",
+                "start_datetime": "2024-10-07T10:00",
+                "end_datetime": "2024-10-07 11:00:00",
+                "attendees": [],
+            },
+            "time": 3,
+        }
+    ]
+    j = judge(sc, agent)
+    # ARE lets the ValueError escape: the whole judgment fails with the rationale "Exception"
+    assert not j.success and not j.is_error and j.failure_kind == "checker_exception"
+    assert str(j.failure) == "Exception" and j.failure.categories == ["checker_exception"]
+    text = j.render()
+    assert "datetime_checker check of argument 'start_datetime' raised" in text
+    assert "cannot compare: expected a datetime" in text and "checker_errors='reject'" in text
+    assert j.agent_event_id_to_oracle_event_id == {"user_msg": "user_msg"}  # matched before it raised
+    # the opt-in: reject that candidate and explain (the other candidates are still tried)
+    r = judge(sc, agent, checker_errors="reject")
+    assert not r.success and r.failure_kind == "oracle_event_matching" and r.failure.categories == ["checker_error"]
+    assert "cannot compare: expected a datetime" in r.render()
 
 
 def test_attendees_tolerate_the_user():

@@ -179,22 +179,23 @@ def _e164(value: str, region: str | None) -> tuple[str, str] | None:
 
 
 def phone_number_checker(
-    agent_value: Any, oracle_value: Any, *, phone_region: str | None = "US", **kwargs: Any
+    agent_value: Any, oracle_value: Any, *, phone_region: str | None = "US", match: str = "digits", **kwargs: Any
 ) -> bool:
-    """ARE's rule, widened: equal digits, or the same number according to ``phonenumbers``.
+    """ARE's rule: both None pass, exactly one None fails (so ``""`` vs None fails), otherwise
+    the digit characters of both are compared (``""`` vs ``""`` passes).
 
-    ARE: both None pass, exactly one None fails (so ``""`` vs None fails), otherwise the
-    digit characters of both are compared (``""`` vs ``""`` passes).
-
-    We differ only by also passing when both values parse to the same possible E.164 number
-    and extension: each is parsed as international first, and a value without a leading
-    ``+`` is then parsed in ``phone_region`` (default ``"US"``).  So ``+1 415 555 0100``
-    matches ``(415) 555-0100``, which ARE rejects.  Never stricter than ARE.
+    With ``match="e164"`` (the judge's ``phone_match`` option) two numbers also pass when they
+    parse to the same possible E.164 number and extension: each is parsed as international
+    first, and a value without a leading ``+`` is then parsed in ``phone_region`` (default
+    ``"US"``).  So ``+1 415 555 0100`` matches ``(415) 555-0100``, which ARE rejects.  Never
+    stricter than ARE.
     """
     if agent_value is None or oracle_value is None:
         return agent_value is None and oracle_value is None
     if _digits(agent_value) == _digits(oracle_value):
         return True
+    if match != "e164":
+        return False
     agent_number = _e164(agent_value, phone_region)
     return agent_number is not None and agent_number == _e164(oracle_value, phone_region)
 

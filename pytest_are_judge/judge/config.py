@@ -53,6 +53,12 @@ class GraphPerEventJudgeConfig(BaseModel):
     candidate_scope: Literal["all_turns", "current_turn"] = "all_turns"
     """ARE matches agent events of all turns so far; ``current_turn`` restricts to the turn."""
     exact_search_budget: int = Field(default=200_000, ge=1)
+    checker_errors: Literal["fail", "reject"] = "fail"
+    """A checker that raises on a candidate (or an argument missing from the agent's call):
+    ``fail`` the judgment as ARE does (rationale 'Exception'), or ``reject`` that candidate and
+    try the others (never ARE's verdict when another candidate matches)."""
+    phone_match: Literal["digits", "e164"] = "digits"
+    """phone_number_checker: equal digits (ARE), or also the same E.164 number (phonenumbers)."""
     # --- LLM judging (soft checks); used only when ``llm`` is true -------------------------
     llm: bool = False
     judge_model: str | None = None

@@ -7,8 +7,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..checkers import load_tool_registry
-from ..errors import InputError, JudgeUnavailableError
-from ..judgment.failures import Failure, FailureKind, GenericFailure, InputErrorFailure, ToolCallCountsFailure
+from ..errors import CheckerRaised, InputError, JudgeUnavailableError
+from ..judgment.failures import (
+    CheckerExceptionFailure,
+    Failure,
+    FailureKind,
+    GenericFailure,
+    InputErrorFailure,
+    ToolCallCountsFailure,
+)
 from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, Run, Scenario
 from ..repeats import run_number_of
@@ -74,7 +81,12 @@ class GraphPerEventJudge:
             return Judgment.for_input_error(
                 exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
             )
-        sess.add_events(run.events)
+        try:
+            sess.add_events(run.events)
+        except InputError as exc:
+            return Judgment.for_input_error(
+                exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
+            )
         judgment = sess.finish()
         judgment.expected, judgment.run_number = run.expected, run_number_of(run)
         return judgment
@@ -103,6 +115,7 @@ class JudgeSession:
         self.soft_mode = judge.soft_mode
         self.state = MatchState()
         self.raw_events: list[Event] = []
+        self._ids: set[str] = set()
         self.turn_idx = -1
         self.failure: Failure | None = None
         self.notes: list[str] = []
@@ -122,6 +135,8 @@ class JudgeSession:
             params_for=self.params_for,
             check_context=self.check_context,
             soft_judge=judge.soft_judge,
+            definition=scenario.event_by_id(),
+            log=self.raw_events,
             prefetch=bool(getattr(judge._soft_judge, "prefetch", False)),
         )
 
@@ -167,7 +182,21 @@ class JudgeSession:
 
     # ----------------------------------------------------------------- input
     def add_events(self, events: Iterable[Event]) -> None:
-        self.raw_events.extend(events)
+        """Add events to the log.  Event ids must be unique: ARE keys turns by event id (a
+        duplicate id moves events between turns), so a duplicate is an input error, not a verdict."""
+        for event in events:
+            self._add(event)
+
+    def _add(self, event: Event) -> None:
+        if event.event_id in self._ids:
+            raise InputError(
+                f"two events of the agent's log have the id {event.event_id!r}: event ids must be unique",
+                file=self.source,
+                event_id=event.event_id,
+                field="event_id",
+            )
+        self._ids.add(event.event_id)
+        self.raw_events.append(event)
 
     def observe(self, event: Event) -> Judgment | None:
         """Online: record one event; judge a turn when an agent message to the user closes it.
@@ -175,7 +204,12 @@ class JudgeSession:
         Returns the turn's judgment when one was made (``success`` False means stop the run).
         The last turn is judged by :meth:`finish`.
         """
-        self.raw_events.append(event)
+        try:
+            self._add(event)
+        except InputError as exc:
+            if self.failure is None:
+                self.failure = InputErrorFailure.from_error(exc)
+            return self._judgment(False)
         if self.failure is not None or not (event.is_aui_message and not event.failed and event.is_write):
             return None
         n_msgs = sum(1 for e in judged_events(self.raw_events) if e.is_aui_message)
@@ -197,6 +231,10 @@ class JudgeSession:
             turns = self._agent_turns()
             agent_turn = turns[k] if k < len(turns) else []
             self.failure = self._judge_turn(k, agent_turn)
+        except CheckerRaised as exc:
+            self.failure = CheckerExceptionFailure(
+                exc.oracle_event_id, exc.agent_event_id, exc.checker, exc.arg, exc.error, turn=k
+            )
         except InputError as exc:
             self.failure = InputErrorFailure.from_error(exc.with_file(self.source) if self.source else exc)
         except JudgeUnavailableError as exc:

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import JudgeUnavailableError
+from ..checkers import normalize_arg
+from ..errors import CheckerRaised, InputError, JudgeUnavailableError
 from ..judgment.failures import (
     ArgCheck,
     EnvOracleMatchingFailure,
@@ -24,7 +25,7 @@ from ..judgment.failures import (
 from ..judgment.failures import (
     EventComparisonFailureType as FT,
 )
-from ..model import Event, EventType, UserDetails
+from ..model import Event, EventType, OracleEvent, UserDetails
 from ..soft.api import SoftJudge, SoftRequest
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
 from .oracle import OracleStep
@@ -114,6 +115,10 @@ class MatchContext:
     check_context: Callable[[OracleStep, Event], dict[str, Any]]
     soft_judge: Callable[[], SoftJudge]
     """The LLM judge, built on first use."""
+    definition: dict[str, OracleEvent]
+    """The scenario's events by id (placeholders to events the judge never matches)."""
+    log: list[Event]
+    """The agent's whole log, reads included."""
     prefetch: bool = False
     """Ask the soft judge about every candidate of a step at once."""
 
@@ -124,6 +129,8 @@ class PairEval:
     detail: RejectDetail | None = None
     soft: SoftRequest | None = None
     """Set while an LLM verdict is still needed."""
+    raised: CheckerRaised | None = None
+    """A checker raised on this pair (searches beyond ARE's order keep it to raise in order)."""
 
 
 class TurnMatcher:
@@ -162,9 +169,15 @@ class TurnMatcher:
             m = _PLACEHOLDER.match(raw)
             if not m:
                 continue
-            idx = self.state.oracle_to_idx.get(m.group(1))
+            ref = m.group(1)
+            idx = self.state.oracle_to_idx.get(ref)
             if idx is None:
-                args.setdefault(k, raw)
+                if args.get(k, raw) == raw and ref not in self.s.steps:
+                    # a derived oracle run holds the literal placeholder of an event the judge
+                    # never matches (a read): ARE would read it from its simulation
+                    args[k] = self.read_result(step, k, raw, ref, m.group(2))
+                else:
+                    args.setdefault(k, raw)
                 continue
             value: Any = self.state.agent_events[idx].return_value
             path = [p for p in m.group(2).split(".") if p]
@@ -175,6 +188,31 @@ class TurnMatcher:
                     continue
             args[k] = value
         return args
+
+    def read_result(self, step: OracleStep, arg: str, raw: str, ref: str, keys: str) -> Any:
+        """The result of the oracle's read-only call ``ref``, taken from the agent's own call of
+        that tool with equal arguments; an input error when there is none (only an oracle trace
+        carries that result), never a compare against the literal ``{{...}}``."""
+        where = {"file": self.s.source, "event_id": step.event_id, "field": f"args.{arg}"}
+        source = self.s.definition.get(ref)
+        if source is None or source.action is None:
+            what = "no event of the scenario" if source is None else "an event without a tool call"
+            raise InputError(f"placeholder {raw!r} refers to {ref!r}, {what}", **where)
+        want = {a: v for a, v in source.action.args.items() if not (isinstance(v, str) and _PLACEHOLDER.match(v))}
+        for ev in self.s.log:
+            if ev.failed or ev.tool_name != source.tool_name:
+                continue
+            if all(normalize_arg(ev.args.get(a)) == normalize_arg(v) for a, v in want.items()):
+                path = [p for p in keys.split(".") if p]
+                value = _walk(ev.return_value, path) if path else ev.return_value
+                if value is not _MISSING:
+                    return value
+        raise InputError(
+            f"placeholder {raw!r} needs the result of the read-only oracle call {ref!r} ({source.tool_name}), "
+            "which only an oracle run carries, and the agent made no call of that tool with the same "
+            "arguments: judge against an oracle-run trace (--oracle, or an oracle*.json beside the run)",
+            **where,
+        )
 
     def parent_times(self, step: OracleStep) -> tuple[list[float], list[float]]:
         o, a = [], []
@@ -194,7 +232,23 @@ class TurnMatcher:
 
     # ------------------------------------------------------------- pair check
     def evaluate(self, step: OracleStep, i: int, resolved: dict[str, Any], *, full: bool = False) -> PairEval:
-        """Type -> time -> hard checks -> soft stage (ARE's AgentEventJudge order)."""
+        """Type -> time -> hard checks -> soft stage (ARE's AgentEventJudge order).  A checker that
+        raises aborts the judgment (:class:`CheckerRaised`, with the pair's ids filled in)."""
+        try:
+            return self._evaluate(step, i, resolved, full=full)
+        except CheckerRaised as exc:
+            exc.oracle_event_id, exc.agent_event_id = step.event_id, self.state.agent_events[i].event_id
+            raise
+
+    def evaluate_or_reject(self, step: OracleStep, i: int, resolved: dict[str, Any]) -> PairEval:
+        """:meth:`evaluate` for searches beyond ARE's own order (the exact search, candidates
+        asked ahead): a raising checker rejects that pair only; greedy raises when it gets there."""
+        try:
+            return self.evaluate(step, i, resolved)
+        except CheckerRaised as exc:
+            return PairEval(False, RejectDetail("checker_error", message=str(exc)), raised=exc)
+
+    def _evaluate(self, step: OracleStep, i: int, resolved: dict[str, Any], *, full: bool = False) -> PairEval:
         ev = self.state.agent_events[i]
         s = self.s
         if ev.event_type != EventType.AGENT:
@@ -267,6 +321,14 @@ class TurnMatcher:
                     ),
                 )
             missing = [r for r in eq_rows if r.note == "missing from the agent's call"]
+            if missing and s.config.checker_errors == "fail" and not full:
+                raise CheckerRaised(
+                    oracle_event_id="",
+                    agent_event_id="",
+                    checker="llm_checker",
+                    arg=missing[0].arg,
+                    error=missing[0].note,
+                )
             if missing:
                 return PairEval(False, RejectDetail("arguments", args=rows + missing, time=tc))
             req = SoftRequest(
@@ -341,7 +403,7 @@ class TurnMatcher:
         )
         pe = self._cache.get(key)
         if pe is None:
-            pe = self.evaluate(step, i, resolved)
+            pe = self.evaluate_or_reject(step, i, resolved)
             if pe.soft is not None:
                 self.decide_soft([pe])
             self._cache[key] = pe
@@ -382,7 +444,7 @@ class TurnMatcher:
         if prefetch:
             cands = list(cands)
             for i in cands:
-                evals[i] = self.evaluate(step, i, resolved)
+                evals[i] = self.evaluate_or_reject(step, i, resolved)
             self.decide_soft([e for e in evals.values() if e.soft is not None])
         for i in cands:
             pe = evals.get(i)
@@ -390,6 +452,8 @@ class TurnMatcher:
                 pe = evals[i] = self.evaluate(step, i, resolved)
                 if pe.soft is not None:
                     self.decide_soft([pe])
+            if pe.raised is not None:
+                raise pe.raised  # asked ahead; ARE's order has reached it
             if pe.accepted and not self.causality(step, i):
                 self.state.assign(i, step.event_id, pe.detail.time if pe.detail else None)
                 return None

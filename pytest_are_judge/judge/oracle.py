@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checkers._signatures import signature
 from ..errors import InputError
-from ..model import AUI_SEND_TO_USER, Event, EventType, OracleEvent, Scenario, TimeComparator
+from ..model import AUI_SEND_TO_USER, Event, EventType, OperationType, OracleEvent, Scenario, TimeComparator, ToolCall
 from .events import judged_events, kept
 from .optypes import infer_operation_type
 
@@ -145,20 +146,44 @@ def derive_oracle_run(
     scenario: Scenario, registry: frozenset[str], *, order: list[OracleEvent] | None = None
 ) -> list[Event]:
     """Schedule the definition as ARE's oracle mode would: each event at its latest parent's time
-    plus its relative delay (or at its absolute time).  Ties are ordered by event id.
+    plus its relative delay (or at its absolute time).  Ties are ordered by event id.  For an
+    ARE export, each call is completed as ARE's simulation records it (:func:`simulated_call`).
     ``order``: the definition in topological order, when the caller has it already."""
+    fill = fills_defaults(scenario)
     out: list[Event] = []
     for e, t in _timed(scenario, order if order is not None else _topological(scenario.events, file=scenario.source)):
         if e.event_type in _NOT_SCHEDULED:
             continue
         action = e.action
-        if action is not None and action.operation_type is None:
-            action = action.model_copy(
-                update={"operation_type": infer_operation_type(action.tool_name, action.function, registry)}
-            )
+        if action is not None:
+            args, op = simulated_call(action, registry, fill=fill)
+            if op != action.operation_type or args is not action.args:
+                action = action.model_copy(update={"operation_type": op, "args": args})
         out.append(Event(event_id=e.event_id, event_type=e.event_type, event_time=t, action=action))
     out.sort(key=lambda ev: (ev.event_time, ev.event_id))
     return out
+
+
+def fills_defaults(scenario: Scenario) -> bool:
+    """ARE's simulation records every argument of a call; a scenario read from an ARE export is
+    completed the same way (a hand-written native scenario checks only what it states)."""
+    return scenario.metadata.get("format") == "are_export"
+
+
+def simulated_call(action: ToolCall, registry: frozenset[str], *, fill: bool) -> tuple[dict[str, Any], OperationType]:
+    """The arguments and operation type of ``action`` as ARE's simulation would record the call:
+    with ``fill``, every parameter of the tool's ARE signature in signature order (defaults for
+    those the definition omits); the operation type from the definition, else the signature,
+    else :func:`~.optypes.infer_operation_type`."""
+    sig = signature(action.app_class or action.app, action.function)
+    args = sig.with_defaults(action.args) if fill and sig is not None else action.args
+    op = action.operation_type
+    if op is None:
+        if sig is not None and sig.operation_type in ("READ", "WRITE"):
+            op = OperationType(sig.operation_type)
+        else:
+            op = infer_operation_type(action.tool_name, action.function, registry)
+    return args, op
 
 
 class _Scheduled:
@@ -194,6 +219,7 @@ def _schedule(scenario: Scenario, registry: frozenset[str], order: list[OracleEv
     """:func:`derive_oracle_run` followed by :func:`~.events.judged_events`' filter, without
     building events: the same times, order and kept events.  None when an event would be
     rewritten by ARE's preprocessing (then the general path is taken)."""
+    fill = fills_defaults(scenario)
     out: list[_Scheduled] = []
     for e, t in _timed(scenario, order):
         etype = e.event_type
@@ -203,13 +229,10 @@ def _schedule(scenario: Scenario, registry: frozenset[str], order: list[OracleEv
         if action is None:
             out.append(_Scheduled(e.event_id, etype, t, "NoApp__NoFunction", {}, kept(etype, e.event_id, None)))
             continue
-        op = action.operation_type
-        if etype == EventType.AGENT:
-            if (action.app_class, action.function) in _PREPROCESSED:
-                return None
-            if op is None:
-                op = infer_operation_type(action.tool_name, action.function, registry)
-        out.append(_Scheduled(e.event_id, etype, t, action.tool_name, action.args, kept(etype, e.event_id, op)))
+        if etype == EventType.AGENT and (action.app_class, action.function) in _PREPROCESSED:
+            return None
+        args, op = simulated_call(action, registry, fill=fill)
+        out.append(_Scheduled(e.event_id, etype, t, action.tool_name, args, kept(etype, e.event_id, op)))
     out.sort(key=_time_then_id)
     return out
 

@@ -10,13 +10,14 @@ from typing import Any
 
 from ..checkers import CheckerInputError, CheckerType, get_checker, normalize_arg
 from ..checkers._registry import resolve_checker
-from ..errors import InputError, JudgeUnavailableError
+from ..errors import CheckerRaised, InputError, JudgeUnavailableError
 from ..judgment.failures import ArgCheck
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
 
 LLM = CheckerType.llm_checker.value
 _EQ = CheckerType.eq_checker.value
 _ATTENDEES = CheckerType.list_attendees_checker.value
+_PHONE = CheckerType.phone_number_checker.value
 _NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -111,6 +112,9 @@ class ToolJudge:
                     verdict.soft_args.append(arg)
                 continue
             row = self._one(arg, ctype, cargs, from_param, agent_args, oracle_args, tolerance, context)
+            if row is not None and row.raised and not full and self.config.checker_errors == "fail":
+                # ARE lets the checker's exception escape: the whole judgment fails there
+                raise CheckerRaised(oracle_event_id="", agent_event_id="", checker=ctype, arg=arg, error=row.note)
             if row is None:
                 continue
             verdict.rows.append(row)
@@ -140,7 +144,7 @@ class ToolJudge:
                 return ArgCheck(arg, ctype, None, agent_args.get(arg), False, "the oracle event has no such argument")
             return None  # an argument the oracle does not state is not checked
         if arg not in agent_args:
-            return ArgCheck(arg, ctype, expected, None, False, "missing from the agent's call")
+            return ArgCheck(arg, ctype, expected, None, False, "missing from the agent's call", raised=True)
         actual = agent_args[arg]
         try:
             if kind == "scripted":
@@ -149,6 +153,8 @@ class ToolJudge:
                 kwargs = dict(cargs)
                 if ctype == _ATTENDEES and "tolerance_list_str" not in kwargs and not from_param:
                     kwargs["tolerance_list_str"] = tolerance
+                if ctype == _PHONE and "match" not in kwargs:
+                    kwargs["match"] = self.config.phone_match
                 if getattr(func, "wants_context", False):
                     ctx = context() if callable(context) else context
                     kwargs["context"] = {**(ctx or {}), "arg_name": arg}
@@ -159,12 +165,18 @@ class ToolJudge:
                 ok = bool(res)
                 note = str(getattr(res, "note", "") or "")
         except CheckerInputError as exc:
-            return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}")
+            return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}", raised=True)
         except JudgeUnavailableError:
             raise  # an external judge (code judge, LLM) that cannot decide makes the judgment an error
         except Exception as exc:
             return ArgCheck(
-                arg, ctype, expected, actual, False, f"cannot compare: checker raised {type(exc).__name__}: {exc}"
+                arg,
+                ctype,
+                expected,
+                actual,
+                False,
+                f"cannot compare: checker raised {type(exc).__name__}: {exc}",
+                raised=True,
             )
         return ArgCheck(arg, ctype, expected, actual, ok, note)
 

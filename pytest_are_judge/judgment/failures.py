@@ -26,6 +26,7 @@ class FailureKind(str, enum.Enum):
     CODE_JUDGE_ERROR = "code_judge_error"
     EVALUATOR_REJECT = "evaluator_reject"
     INCONTEXT_REJECT = "in_context_reject"
+    CHECKER_EXCEPTION = "checker_exception"
 
     @property
     def is_error(self) -> bool:
@@ -120,6 +121,8 @@ class ArgCheck:
     actual: Any
     passed: bool
     note: str = ""
+    raised: bool = False
+    """The checker raised (or the agent's call lacked the argument): where ARE aborts."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -275,6 +278,39 @@ class EnvOracleMatchingFailure(Failure):
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "oracle_event_id": self.oracle_event_id, "turn": self.turn}
+
+
+@dataclass(eq=False)
+class CheckerExceptionFailure(Failure):
+    """A checker raised while validating a pair (or the agent's call lacked an argument): ARE
+    aborts the whole judgment and reports the rationale ``"Exception"`` (a failure, not an
+    error).  ``checker_errors="reject"`` rejects that candidate and tries the others instead."""
+
+    oracle_event_id: str
+    agent_event_id: str
+    checker: str
+    arg: str
+    error: str
+    turn: int = 0
+    kind: FailureKind = field(default=FailureKind.CHECKER_EXCEPTION, init=False)
+
+    def __str__(self) -> str:
+        return "Exception"
+
+    @property
+    def categories(self) -> list[str]:
+        return ["checker_exception"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "oracle_event_id": self.oracle_event_id,
+            "agent_event_id": self.agent_event_id,
+            "checker": self.checker,
+            "arg": self.arg,
+            "error": self.error,
+            "turn": self.turn,
+        }
 
 
 @dataclass(eq=False)

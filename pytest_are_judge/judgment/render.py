@@ -6,6 +6,7 @@ from typing import Any
 
 from .._text import shorten, table, visible
 from .failures import (
+    CheckerExceptionFailure,
     EventComparisonFailure,
     EventComparisonFailureType,
     Failure,
@@ -79,6 +80,16 @@ def render_failure(failure: Failure) -> str:
                 extra += render_attempt(a)
         if failure.note:
             extra.append(f"Note: {failure.note}")
+    elif isinstance(failure, CheckerExceptionFailure):
+        extra.append(
+            f"The {failure.checker} check of argument {failure.arg!r} raised while comparing agent event "
+            f"{failure.agent_event_id} with oracle event {failure.oracle_event_id} (turn {failure.turn}): "
+            f"{failure.error}"
+        )
+        extra.append(
+            "ARE aborts the whole judgment here (rationale 'Exception'); checker_errors='reject' "
+            "rejects that candidate and tries the others instead."
+        )
     elif isinstance(failure, ToolCallCountsFailure):
         extra.append(f"Turn {failure.turn}: write calls per tool (agent vs oracle):")
         rows = [[t, str(a), str(o)] for t, a, o in failure.discrepancies()]
