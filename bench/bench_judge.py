@@ -15,7 +15,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -45,31 +44,32 @@ def scaling(sizes: list[int], repeats: int) -> None:
 
 
 def e2e(n_runs: int, repeats: int) -> None:
+    r"""``are-judge CASES --json`` over the labelled cases, side by side (interleaved) with a Python
+    process that only ``json.load``\ s the same files: the ratio is the number to watch."""
     from conformance import CASES
 
-    cases = sorted(p for p in CASES.iterdir() if (p / "agent.json").is_file())
-    if not cases:
-        raise SystemExit(f"no ARE cases under {CASES}")
     exe = shutil.which("are-judge") or str(Path(sys.executable).parent / "are-judge")
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(n_runs):
-            c = cases[i % len(cases)]
-            d = Path(tmp) / f"run{i:04d}"
-            d.mkdir()
-            shutil.copy(c / "agent.json", d / "agent.json")
-            shutil.copy(c / "oracle.json", d / "oracle.json")
-        for label, args in (("agent + oracle trace per run", [tmp]),):
-            times = []
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                r = subprocess.run([exe, *args, "--json"], capture_output=True, text=True)
-                times.append(time.perf_counter() - t0)
-                lines = r.stdout.count("\n")
-                if lines != n_runs or r.returncode not in (0, 1):
-                    raise SystemExit(f"unexpected result: exit {r.returncode}, {lines} lines\n{r.stderr[-2000:]}")
-            print(
-                f"| {n_runs} ARE runs ({label}, {2 * n_runs} files) | median {statistics.median(times):.2f} s | min {min(times):.2f} s | {repeats} repeats |"
-            )
+    load_only = (
+        "import json, pathlib\n"
+        f"for f in sorted(pathlib.Path({str(CASES)!r}).rglob('*.json')): json.loads(f.read_bytes())\n"
+    )
+    judge_t, load_t = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        r = subprocess.run([exe, str(CASES), "--json"], capture_output=True, text=True)
+        judge_t.append(time.perf_counter() - t0)
+        if r.returncode not in (0, 1) or not r.stdout:
+            raise SystemExit(f"unexpected result: exit {r.returncode}\n{r.stderr[-2000:]}")
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", load_only], check=True)
+        load_t.append(time.perf_counter() - t0)
+    n_files = len(list(CASES.rglob("*.json")))
+    jm, lm = statistics.median(judge_t), statistics.median(load_t)
+    print(
+        f"| are-judge over {n_files} files of the labelled cases (--json) | median {jm:.3f} s | min {min(judge_t):.3f} s |"
+    )
+    print(f"| python json.load of the same files | median {lm:.3f} s | min {min(load_t):.3f} s |")
+    print(f"| ratio (medians) | {jm / lm:.1f}x | | {repeats} interleaved repeats |")
 
 
 def main() -> None:

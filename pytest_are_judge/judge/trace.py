@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._text import bounded
+from .._text import bounded, shorten
 from ..judgment.failures import (
     EnvOracleMatchingFailure,
     OracleEventMatchingFailure,
@@ -18,6 +18,11 @@ from .timing import reference
 
 if TYPE_CHECKING:
     from .engine import JudgeSession
+
+
+def _id(text: str) -> str:
+    """An id as reports show it: bounded (agent logs may hold anything)."""
+    return text if len(text) <= 300 else shorten(text, 300)
 
 
 def _ancestors_in(eid: str, deps: dict[str, list[str]], shown: set[str]) -> list[str]:
@@ -112,7 +117,7 @@ def build_trace(session: JudgeSession) -> Trace:
             expected[step.event_id] = exp
             nodes.append(
                 OracleNode(
-                    id=step.event_id,
+                    id=_id(step.event_id),
                     tool=step.tool_name,
                     type=step.event_type.value,
                     turn=step.turn,
@@ -122,7 +127,7 @@ def build_trace(session: JudgeSession) -> Trace:
                     expected_time=exp - start,
                     args=bounded(step.args),  # type: ignore[arg-type]
                     state=node_state,
-                    agent_event=agent.event_id if agent is not None else None,
+                    agent_event=_id(agent.event_id) if agent is not None else None,
                     window=_window(tc, start),
                     note=note,
                 )
@@ -134,12 +139,12 @@ def build_trace(session: JudgeSession) -> Trace:
         judged = keep(pe)
         agents.append(
             AgentNode(
-                id=e.event_id,
+                id=_id(e.event_id),
                 tool=pe.tool_name,
                 type=pe.event_type.value,
                 time=e.event_time - start,
                 turn=turn,
-                matched=state.id_map.get(e.event_id),
+                matched=state.id_map.get(e.event_id),  # an oracle id: from the scenario
                 judged=judged,
                 why_not="" if judged else _why_not(pe),
             )

@@ -6,7 +6,7 @@ judged or planned again to draw it.  Times are seconds after the scenario start.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 OracleState = Literal["matched", "rejected", "not_reached"]
@@ -67,4 +67,8 @@ class Trace:
     agent: list[AgentNode] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain JSON data (built directly: ``dataclasses.asdict`` deep-copies every value)."""
+        out = dict(self.__dict__)
+        out["oracle"] = [dict(n.__dict__) for n in self.oracle]
+        out["agent"] = [dict(a.__dict__) for a in self.agent]
+        return out

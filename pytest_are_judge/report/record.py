@@ -92,7 +92,7 @@ def run_record(
         matching=judgment.matching,
         notes=[shorten(n, 2000) for n in judgment.notes],
         extras=bounded(d.get("extras") or {}),
-        trace=bounded(d["trace"]),
+        trace=d["trace"],  # bounded where it is recorded (judge/trace.py)
         judge_seconds=round(judge_seconds, 6),
     )
 
