@@ -9,7 +9,18 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
+
+MAX_TIME = 1e11
+"""Latest absolute time accepted (unix seconds, about year 5138): keeps times finite and exact."""
+
+Seconds = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0, le=MAX_TIME)]
+"""A duration or a time in seconds in input files and configs: a real number (never a string,
+never NaN or infinite), not negative."""
+Count = Annotated[int, Field(strict=True, ge=0)]
+"""A whole number in input files and configs (never a string or a bool)."""
 
 AUI_APP = "AgentUserInterface"
 AUI_SEND_TO_USER = "AgentUserInterface__send_message_to_user"

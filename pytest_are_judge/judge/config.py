@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..checkers import CheckerType
 from ..errors import InputError, format_validation_error
+from ..model import Count, Seconds
 
 
 class ToolCheckerParam(BaseModel):
@@ -36,10 +37,10 @@ class GraphPerEventJudgeConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    check_time_threshold_seconds: float = 1.0
-    pre_event_tolerance_seconds: float = 10.0
-    post_event_tolerance_seconds: float = 25.0
-    extra_send_message_to_user_allowed: int = Field(default=1, ge=0)
+    check_time_threshold_seconds: Seconds = 1.0
+    pre_event_tolerance_seconds: Seconds = 10.0
+    post_event_tolerance_seconds: Seconds = 25.0
+    extra_send_message_to_user_allowed: Count = 1
     per_tool_arg_to_checker_type: dict[str, dict[str, str]] | None = None
     """Extra or replacement per-tool entries, merged over ARE's default registry per tool."""
     event_id_to_checker_params: dict[str, list[ToolCheckerParam]] | None = None
@@ -52,7 +53,7 @@ class GraphPerEventJudgeConfig(BaseModel):
     """An oracle tool with no registry entry: an input error (ARE raises) or eq on all its args."""
     candidate_scope: Literal["all_turns", "current_turn"] = "all_turns"
     """ARE matches agent events of all turns so far; ``current_turn`` restricts to the turn."""
-    exact_search_budget: int = Field(default=200_000, ge=1)
+    exact_search_budget: Annotated[int, Field(strict=True, ge=1)] = 200_000
     checker_errors: Literal["fail", "reject"] = "fail"
     """A checker that raises on a candidate (or an argument missing from the agent's call):
     ``fail`` the judgment as ARE does (rationale 'Exception'), or ``reject`` that candidate and
@@ -64,7 +65,7 @@ class GraphPerEventJudgeConfig(BaseModel):
     judge_model: str | None = None
     judge_provider: str | None = None
     judge_endpoint: str | None = None
-    judge_votes: int = Field(default=1, ge=1)
+    judge_votes: Annotated[int, Field(strict=True, ge=1)] = 1
     llm_options: dict[str, Any] = Field(default_factory=dict)
     """Further soft-judging options (cache path, concurrency, retries...), see docs."""
     evaluators: list[dict[str, Any]] = Field(default_factory=list)
@@ -74,10 +75,15 @@ class GraphPerEventJudgeConfig(BaseModel):
     @classmethod
     def _registry_enums(cls, v: Any) -> Any:
         if isinstance(v, dict):
-            return {
-                tool: {a: (c.value if isinstance(c, CheckerType) else c) for a, c in (args or {}).items()}
-                for tool, args in v.items()
-            }
+            out = {}
+            for tool, args in v.items():
+                if not isinstance(args, dict):
+                    # a bare string or null would silently check nothing for this tool
+                    raise ValueError(
+                        f"{tool}: expected a mapping of argument name to checker name, got {type(args).__name__}"
+                    )
+                out[tool] = {a: (c.value if isinstance(c, CheckerType) else c) for a, c in args.items()}
+            return out
         return v
 
     @property
@@ -108,13 +114,13 @@ class InContextJudgeConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    check_time_threshold_seconds: float = 1.0
-    pre_event_tolerance_seconds: float = 10.0
-    post_event_tolerance_seconds: float = 25.0
+    check_time_threshold_seconds: Seconds = 1.0
+    pre_event_tolerance_seconds: Seconds = 10.0
+    post_event_tolerance_seconds: Seconds = 25.0
     judge_model: str | None = None
     judge_provider: str | None = None
     judge_endpoint: str | None = None
-    judge_votes: int = Field(default=1, ge=1)
+    judge_votes: Annotated[int, Field(strict=True, ge=1)] = 1
     llm_options: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .._files import read_document
 from ..errors import InputError, format_validation_error
-from ..model import AUI_APP, Event, EventType, OperationType, Run, Scenario
+from ..model import AUI_APP, Count, Seconds, Event, EventType, OperationType, Run, Scenario
 
 FORMAT_TAG: Final = "are-judge/scenario-v1"
 
@@ -60,10 +60,10 @@ class NativeEvent(_Strict):
         default_factory=dict, description="arguments; '{{event_id}}' refers to a matched event's return value"
     )
     after: list[str] = Field(default_factory=list, description="ids of the events this one depends on")
-    delay: float | None = Field(
+    delay: Seconds | None = Field(
         default=None, description="seconds after the latest dependency (after start without one)"
     )
-    at: float | None = Field(default=None, description="absolute unix time (instead of delay)")
+    at: Seconds | None = Field(default=None, description="absolute unix time (instead of delay)")
     comparator: Literal["EQUAL", "LESS_THAN", "GREATER_THAN"] | None = Field(
         default=None, description="time comparator; setting one forces the time check"
     )
@@ -84,7 +84,7 @@ class NativeAgentEvent(_Strict):
     type: Literal["agent", "user", "env", "AGENT", "USER", "ENV"] = "agent"
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
-    time: float = Field(description="seconds after scenario start (or absolute if >= start_time)")
+    time: Seconds = Field(description="seconds after scenario start (or absolute if >= start_time)")
     returns: Any = None
     error: str | None = Field(default=None, description="the call raised: the event is ignored by the judge")
     operation: Literal["read", "write"] = "write"
@@ -101,7 +101,7 @@ class NativeRun(_Strict):
     expect: Literal["pass", "fail"] = Field(default="pass", description="fail: a known-bad run, reported as xfail")
     events: list[NativeAgentEvent] | None = None
     file: str | None = Field(default=None, description="a JSON/JSONL file of agent events, relative to this file")
-    run_number: int | None = None
+    run_number: Count | None = None
 
 
 class NativeUser(_Strict):
@@ -116,7 +116,7 @@ class ScenarioFile(_Strict):
     format: Literal["are-judge/scenario-v1"] = Field(alias="format", default=FORMAT_TAG)
     scenario_id: str
     description: str = ""
-    start_time: float = 0.0
+    start_time: Seconds = 0.0
     user: NativeUser | None = None
     apps: dict[str, str] = Field(default_factory=dict, description="app instance name -> class name")
     judge_config: dict[str, Any] | None = None
