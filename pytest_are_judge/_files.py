@@ -97,7 +97,7 @@ def parse_text(text: str, kind: str, *, file: str) -> Any:
         return data
     except RecursionError:
         raise InputError(f"cannot parse {kind.upper()}: the document is nested too deeply", file=file) from None
-    except Exception as exc:  # noqa: BLE001 - every parser's error becomes an input error
+    except Exception as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
             where = f" at line {mark.line + 1}"

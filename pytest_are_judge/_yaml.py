@@ -129,7 +129,7 @@ def _check_depth(text: str, loader: Any) -> None:
 
 def _check_nodes(root: Any) -> None:
     """Duplicate keys, alias cycles and the expanded size, over the composed node tree."""
-    seq, mapping, scalar = _state["sequence"], _state["mapping"], _state["scalar"]
+    mapping, scalar = _state["mapping"], _state["scalar"]
     sizes: dict[int, int] = {}
     on_stack: set[int] = set()
     stack: list[tuple[Any, bool]] = [(root, False)]
@@ -156,7 +156,9 @@ def _check_nodes(root: Any) -> None:
             sizes[key] = 1
             continue
         if key in on_stack:
-            raise YamlLimitError("an alias refers to a collection that contains it (a recursive document)", node.start_mark)
+            raise YamlLimitError(
+                "an alias refers to a collection that contains it (a recursive document)", node.start_mark
+            )
         on_stack.add(key)
         stack.append((node, True))
         if isinstance(node, mapping):

@@ -119,7 +119,9 @@ def _run(paths: list[str], s: Any) -> int:
 
     config = configured(s.config, s.config_overrides())
     _check_llm(s, config)
-    runs, errors = load_runs(list(paths), oracle_path=s.oracle, explicit_files_are_runs=True)
+    runs, errors = load_runs(
+        list(paths), oracle_path=s.oracle, explicit_files_are_runs=True, allow_outside=bool(s.allow_outside_files)
+    )
     if s.limit is not None:
         runs = runs[: s.limit]
     if not runs and not errors:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CodeJudgeError
+from .errors import CodeJudgeError, InputError
 
 __all__ = [
     "CLEAN_ENV_KEYS",
@@ -358,22 +358,42 @@ def base_dir_of(scenario: Any = None, source: str | None = None) -> Path | None:
     return p.parent if p.suffix else p
 
 
+MAX_TIMEOUT = 3600.0
+
+
 def check_options(args: Mapping[str, Any], *, where: str) -> dict[str, Any]:
-    """Validated ``script`` / ``threshold`` / ``timeout`` / ``clean_env`` / ``env`` options."""
-    if "script" not in args:
-        raise CodeJudgeError(f"{where}: a code judge needs 'script'")
+    """Validated ``script`` / ``threshold`` / ``timeout`` / ``clean_env`` / ``env`` options
+    (an :class:`InputError` with field ``where`` for a bad one: checked before anything runs)."""
+
+    def bad(message: str) -> InputError:
+        return InputError(message, field=where)
+
+    script = args.get("script")
+    if isinstance(script, str):
+        if not script.strip():
+            raise bad("a code judge 'script' must not be empty")
+    elif not (isinstance(script, (list, tuple)) and script and all(isinstance(x, str) and x for x in script)):
+        raise bad(f"a code judge needs 'script': a path, or a non-empty list of strings (an argv), got {script!r}")
     threshold = args.get("threshold", DEFAULT_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-        raise CodeJudgeError(f"{where}: 'threshold' must be a number in [0, 1], got {threshold!r}")
+        raise bad(f"'threshold' must be a number in [0, 1], got {threshold!r}")
+    timeout = args.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        raise bad(f"'timeout' must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {timeout!r}")
+    clean_env = args.get("clean_env", False)
+    if not isinstance(clean_env, bool):
+        raise bad(f"'clean_env' must be true or false, got {clean_env!r}")
     env = args.get("env") or {}
-    if not isinstance(env, Mapping):
-        raise CodeJudgeError(f"{where}: 'env' must be a mapping of variable names to values")
+    if not isinstance(env, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in env.items()
+    ):
+        raise bad("'env' must be a mapping of variable names to string values")
     return {
-        "script": args["script"],
+        "script": script,
         "threshold": float(threshold),
-        "timeout": args.get("timeout", DEFAULT_TIMEOUT),
-        "clean_env": bool(args.get("clean_env", False)),
-        "env": {str(k): str(v) for k, v in env.items()},
+        "timeout": float(timeout),
+        "clean_env": clean_env,
+        "env": {k: str(v) for k, v in env.items()},
     }
 
 

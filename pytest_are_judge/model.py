@@ -7,9 +7,7 @@ Nothing here does I/O or judging.
 from __future__ import annotations
 
 import enum
-from typing import Any
-
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 

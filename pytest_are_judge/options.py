@@ -223,6 +223,12 @@ OPTIONS: tuple[Option, ...] = (
         flag=None,
         default=True,
     ),
+    _plugin(
+        "allow_outside_files",
+        "let a scenario's runs name agent logs outside the scenario's folder (off: they must be inside)",
+        kind="bool",
+        cli="--allow-outside-files",
+    ),
     # --- the CLI only
     Option(
         "oracle",

@@ -66,7 +66,11 @@ def test_aliases_share_one_object() -> None:
         ("args: {to: x}\nargs: {}\n", "duplicate key 'args'"),
         ("ON: off\ntrue: t\n", "duplicate key 'true'"),  # both keys are True
         ("a: &x\n  - *x\n", "recursive document"),
-        ("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh")), "billion laughs"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh")),
+            "billion laughs",
+        ),
         ("[" * 150 + "]" * 150, "nested deeper than 100 levels"),
         ("x: " + "[" * 100_000 + "]" * 100_000, "nested deeper than 100 levels"),  # crashed libyaml before
         ("- " * 150 + "x\n", "nested deeper than 100 levels"),

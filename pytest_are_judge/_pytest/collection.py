@@ -24,9 +24,14 @@ class ScenarioIndex(RunIndex):
     the ``--are-hf`` dataset scenarios every collected run is paired with."""
 
     def __init__(
-        self, roots: Iterable[Path], hf: dict[str, list[dict[str, Any]]] | None = None, hf_label: str | None = None
+        self,
+        roots: Iterable[Path],
+        hf: dict[str, list[dict[str, Any]]] | None = None,
+        hf_label: str | None = None,
+        *,
+        allow_outside: bool = False,
     ) -> None:
-        super().__init__(list(roots))
+        super().__init__(list(roots), allow_outside=allow_outside)
         self.hf = hf
         self.hf_label = hf_label
 
@@ -56,16 +61,6 @@ def scenario_items(parent: pytest.Collector, path: Path, index: ScenarioIndex, f
     ``<file>::<scenario>[<run>]``."""
     try:
         runs = index.runs(path)
-        names: set[str] = set()
-        for run in runs:
-            name = item_name(run)
-            if name in names:
-                raise InputError(
-                    f"two runs are named {run.run_id!r} for scenario {run.scenario.scenario_id!r}",
-                    file=str(path),
-                    field="runs.id",
-                )
-            names.add(name)
         if not runs and not index.is_oracle_trace(path):
             raise InputError(
                 "the scenario has no runs to judge: add 'runs:' (events or a 'file:' agent log) to it, "

@@ -81,7 +81,12 @@ class AreJudgeSession:
 
         # --are-hf: loaded here in every process (controller and xdist workers alike), so a bad
         # dataset is a usage error before anything runs
-        self.index = ScenarioIndex(s.scenarios, hf=hf_scenarios(config), hf_label=hf_label(s) if s.hf else None)
+        self.index = ScenarioIndex(
+            s.scenarios,
+            hf=hf_scenarios(config),
+            hf_label=hf_label(s) if s.hf else None,
+            allow_outside=bool(s.allow_outside_files),
+        )
         config.args[:] = collection_args(config, s)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -164,10 +165,21 @@ class JudgeSession:
         }
 
     def _validate_params(self) -> None:
+        """Every per-event check must apply to an event the judge matches (ARE silently ignores
+        the others: a misspelt id would check nothing, and a run could pass unchecked)."""
+        definition = self.scenario.event_by_id()
         for eid in self.config.event_id_to_checker_params or {}:
             step = self.plan.steps.get(eid)
-            if step is not None:
-                self.params_for(step)
+            if step is None:
+                if eid in definition:
+                    why = (
+                        f"event {eid!r} is not judged (a read, or a user/environment event): its checks would never run"
+                    )
+                else:
+                    near = difflib.get_close_matches(eid, list(definition), n=1)
+                    why = f"the scenario has no event {eid!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
+                raise InputError(why, file=self.source, event_id=eid, field="event_id_to_checker_params")
+            self.params_for(step)
         for step in self.plan.steps.values():
             if step.checks:
                 self.params_for(step)

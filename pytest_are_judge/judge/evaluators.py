@@ -67,8 +67,8 @@ def evaluator_specs(config: Any, *, source: str | None = None) -> list[dict[str,
             )
         try:
             opts = check_options(spec, where=where)
-        except CodeJudgeError as exc:
-            raise InputError(str(exc.args[0]), file=source, field=where) from None
+        except InputError as exc:
+            raise InputError(exc.message, file=source, field=exc.field) from None
         script = spec["script"]
         default_name = script if isinstance(script, str) else " ".join(map(str, script))
         out.append(

@@ -4,7 +4,6 @@ exact backtracking search that never misses an assignment greedy could have foun
 from __future__ import annotations
 
 import json
-import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,11 +27,11 @@ from ..judgment.failures import (
 from ..model import Event, EventType, OracleEvent, UserDetails
 from ..soft.api import SoftJudge, SoftRequest
 from .config import GraphPerEventJudgeConfig, ToolCheckerParam
-from .oracle import OracleStep
+from .oracle import PLACEHOLDER, OracleStep
 from .timing import check_time
 from .tool_judge import ToolJudge
 
-_PLACEHOLDER = re.compile(r"^\{\{\s*([^{}.\s]+)((?:\.[^{}.\s]+)*)\s*\}\}$")
+_PLACEHOLDER = PLACEHOLDER
 
 
 @dataclass(eq=False)

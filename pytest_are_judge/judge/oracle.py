@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -241,9 +243,35 @@ def _time_then_id(ev: _Scheduled) -> tuple[float, str]:
     return ev.event_time, ev.event_id
 
 
+PLACEHOLDER = re.compile(r"^\{\{\s*([^{}.\s]+)((?:\.[^{}.\s]+)*)\s*\}\}$")
+"""``{{event_id}}`` or ``{{event_id.key.0}}``: a value from another event's return value."""
+
+
+def _check_placeholders(scenario: Scenario, definition: dict[str, OracleEvent]) -> None:
+    """A placeholder must name another event of the scenario (else it would be compared as the
+    literal text ``{{...}}``)."""
+    for e in scenario.events:
+        for arg, value in (e.action.args if e.action is not None else {}).items():
+            m = PLACEHOLDER.match(value) if isinstance(value, str) else None
+            if m is None:
+                continue
+            ref = m.group(1)
+            if ref == e.event_id:
+                problem = "refers to the event itself"
+            elif ref not in definition:
+                near = difflib.get_close_matches(ref, list(definition), n=1)
+                problem = "names no event of the scenario" + (f" (did you mean {near[0]!r}?)" if near else "")
+            else:
+                continue
+            raise InputError(
+                f"placeholder {value!r} {problem}", file=scenario.source, event_id=e.event_id, field=f"args.{arg}"
+            )
+
+
 def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     """Everything the judge needs from the oracle side, computed once per scenario."""
     definition = scenario.event_by_id()
+    _check_placeholders(scenario, definition)
     order = _topological(scenario.events, file=scenario.source, by_id=definition)
     turn_map = turn_of_events(scenario, order=order, by_id=definition)
     nb_turns = (max(turn_map.values()) + 1) if turn_map else 1

@@ -74,6 +74,14 @@ class ToolJudge:
         for p in [*self.params.get(event_id, []), *extra]:
             if not isinstance(p, ToolCheckerParam):
                 p = ToolCheckerParam.model_validate(p.model_dump() if hasattr(p, "model_dump") else p)
+            try:
+                self._validate_checker(p.checker_type, where=f"checks.{p.arg_name}")
+                if p.checker_type == CheckerType.code_judge.value:
+                    from ..code_judge import check_options
+
+                    check_options(p.checker_args, where=f"checks.{p.arg_name}.args")
+            except InputError as exc:
+                raise InputError(exc.message, file=source, event_id=event_id, field=exc.field) from None
             if p.tool_name is not None and p.tool_name != tool_name:
                 raise InputError(
                     f"checker param for argument {p.arg_name!r} names tool {p.tool_name!r} but the oracle event calls "
@@ -166,8 +174,8 @@ class ToolJudge:
                 note = str(getattr(res, "note", "") or "")
         except CheckerInputError as exc:
             return ArgCheck(arg, ctype, expected, actual, False, f"cannot compare: {exc}", raised=True)
-        except JudgeUnavailableError:
-            raise  # an external judge (code judge, LLM) that cannot decide makes the judgment an error
+        except (JudgeUnavailableError, InputError):
+            raise  # an external judge that cannot decide, or bad options: an error, never a verdict
         except Exception as exc:
             return ArgCheck(
                 arg,

@@ -65,8 +65,15 @@ def ignored(f: Path, root: Path) -> bool:
     return name.endswith((".log.json", ".jsonl")) or name in _SKIPPED_NAMES or name.startswith("are-report")
 
 
-def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_file: str | None = None) -> LoadedFile:
-    """Read one scenario/trace file (``oracle``: an oracle-run export to judge an ARE run against).
+def load_file(
+    path: str | Path,
+    *,
+    oracle: dict[str, Any] | None = None,
+    oracle_file: str | None = None,
+    allow_outside: bool = False,
+) -> LoadedFile:
+    """Read one scenario/trace file (``oracle``: an oracle-run export to judge an ARE run against;
+    ``allow_outside``: a native run's agent log may lie outside the scenario's folder).
     Raises :class:`InputError` naming file, event and field."""
     p = path if isinstance(path, Path) else Path(path)
     file = str(p)
@@ -79,7 +86,7 @@ def load_file(path: str | Path, *, oracle: dict[str, Any] | None = None, oracle_
         run = read_export(data, file=file, oracle=oracle, oracle_file=oracle_file)
         return LoadedFile(file, "are_export", run.scenario.scenario_id, [run])
     if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or ("scenario_id" in data and "events" in data)):
-        scenario, runs = read_native(data, file=file)
+        scenario, runs = read_native(data, file=file, allow_outside=allow_outside)
         return LoadedFile(file, "native", scenario.scenario_id, runs)
     raise InputError(
         "not a scenario: expected an ARE export (version are_simulation_v1) or a native scenario "
@@ -111,7 +118,14 @@ class RunIndex:
     paired with the oracle-run trace of its scenario in its folder, when there is one.
     """
 
-    def __init__(self, roots: list[Path] | tuple[Path, ...] = (), *, oracle: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        roots: list[Path] | tuple[Path, ...] = (),
+        *,
+        oracle: str | Path | None = None,
+        allow_outside: bool = False,
+    ) -> None:
+        self.allow_outside = allow_outside
         self.roots = [Path(os.path.abspath(r)) for r in roots]
         self._root_strs = [(str(r), str(r).rstrip(os.sep) + os.sep, r) for r in self.roots]
         self._loaded: dict[Path, LoadedFile | InputError] = {}
@@ -146,7 +160,7 @@ class RunIndex:
         cached = self._loaded.get(path)
         if cached is None:
             try:
-                cached = load_file(path)
+                cached = load_file(path, allow_outside=self.allow_outside)
             except InputError as exc:
                 cached = exc
             self._loaded[path] = cached
@@ -210,13 +224,21 @@ class RunIndex:
 
 
 def load_runs(
-    paths: list[str | Path], *, oracle_path: str | Path | None = None, explicit_files_are_runs: bool = False
+    paths: list[str | Path],
+    *,
+    oracle_path: str | Path | None = None,
+    explicit_files_are_runs: bool = False,
+    allow_outside: bool = False,
 ) -> tuple[list[Run], list[InputError]]:
     """Every run under ``paths``, and the files that could not be read (never skipped).
 
     With ``explicit_files_are_runs``, an oracle-run trace named directly in ``paths`` that no run
     uses is judged itself, against its own definition (a self-check)."""
-    index = RunIndex([Path(p) if Path(p).is_dir() else Path(p).parent for p in paths], oracle=oracle_path)
+    index = RunIndex(
+        [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths],
+        oracle=oracle_path,
+        allow_outside=allow_outside,
+    )
     runs: list[Run] = []
     errors: list[InputError] = []
     for f in discover(list(paths)):

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from pydantic import ValidationError
+
+from .._text import shorten
+from ..errors import InputError, format_validation_error
 from ..model import (
+    MAX_TIME,
     AppInfo,
     Event,
     EventType,
@@ -132,6 +137,13 @@ def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id:
                 field=f"action.args[{i}]",
             )
         name = a["name"]
+        if not isinstance(name, str):
+            raise InputError(
+                f"an argument name must be a string, got {type(name).__name__}",
+                file=file,
+                event_id=event_id,
+                field=f"action.args[{i}].name",
+            )
         if name == "self":
             continue
         args[name] = parse_arg_value(
@@ -167,14 +179,25 @@ def _event_type(raw: dict[str, Any], *, file: str, event_id: str) -> EventType:
 
 
 def _float_or_none(v: Any, *, file: str, event_id: str | None, field: str) -> float | None:
+    """A time in seconds: a real number (not a string, not a bool), finite, in [0, MAX_TIME]."""
     if v is None:
         return None
-    try:
-        return float(v)
-    except (TypeError, ValueError):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise InputError(
-            f"expected a number of seconds, got {v!r}", file=file, event_id=event_id, field=field
-        ) from None
+            f"expected a number of seconds, got {shorten(repr(v), 80)}", file=file, event_id=event_id, field=field
+        )
+    try:
+        value = float(v)
+    except OverflowError:
+        value = math.inf
+    if not (0.0 <= value <= MAX_TIME):  # also NaN and infinities
+        raise InputError(
+            f"expected a number of seconds between 0 and {MAX_TIME:.0e}, got {shorten(repr(v), 80)}",
+            file=file,
+            event_id=event_id,
+            field=field,
+        )
+    return value
 
 
 def parse_completed_events(raw_events: Any, app_classes: dict[str, str], *, file: str) -> list[Event]:
@@ -190,6 +213,14 @@ def parse_completed_events(raw_events: Any, app_classes: dict[str, str], *, file
         meta = raw.get("metadata") or {}
         if not isinstance(meta, dict):
             raise InputError("'metadata' must be an object", file=file, event_id=eid, field="metadata")
+        exception = meta.get("exception")
+        if exception is not None and not isinstance(exception, str):
+            raise InputError(
+                f"'exception' must be the error text or null, got {type(exception).__name__}",
+                file=file,
+                event_id=eid,
+                field="metadata.exception",
+            )
         out.append(
             Event(
                 event_id=eid,
@@ -324,6 +355,13 @@ def read_export(
     data: dict[str, Any], *, file: str, oracle: dict[str, Any] | None = None, oracle_file: str | None = None
 ) -> Run:
     """One agent run from an ARE export (oracle side from the oracle-run export ``oracle`` when given)."""
+    try:
+        return _read_export(data, file=file, oracle=oracle, oracle_file=oracle_file)
+    except ValidationError as exc:  # a value of the wrong type somewhere the checks above do not look
+        raise InputError(f"invalid ARE export: {format_validation_error(exc)}", file=file) from None
+
+
+def _read_export(data: dict[str, Any], *, file: str, oracle: dict[str, Any] | None, oracle_file: str | None) -> Run:
     scenario = scenario_from_export(data, file=file)
     app_classes = {a.name: a.class_name for a in scenario.apps}
     events = parse_completed_events(data.get("completed_events"), app_classes, file=file)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .._files import read_document
 from ..errors import InputError, format_validation_error
-from ..model import AUI_APP, Count, Seconds, Event, EventType, OperationType, Run, Scenario
+from ..model import AUI_APP, Count, Event, EventType, OperationType, Run, Scenario, Seconds
 
 FORMAT_TAG: Final = "are-judge/scenario-v1"
 
@@ -231,16 +231,30 @@ def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def read_native(data: dict[str, Any], *, file: str) -> tuple[Scenario, list[Run]]:
+def read_native(data: dict[str, Any], *, file: str, allow_outside: bool = False) -> tuple[Scenario, list[Run]]:
+    """The scenario and its runs.  A run's ``file:`` must be inside the scenario file's folder
+    unless ``allow_outside`` (``--are-allow-outside-files``): a scenario cannot make the judge
+    read ``/etc/...`` or ``../../..``."""
     doc = validate_native(data, file=file)
     scenario = scenario_from_native(doc, file=file)
     apps = {AUI_APP: AUI_APP, **doc.apps}
     runs = []
+    ids: set[str] = set()
     for r in doc.runs:
+        if r.id in ids:
+            raise InputError(f"two runs are named {r.id!r}: run ids must be unique", file=file, field="runs.id")
+        ids.add(r.id)
         if (r.events is None) == (r.file is None):
             raise InputError("a run needs exactly one of 'events' or 'file'", file=file, field=f"runs.{r.id}")
         if r.file is not None:
             log = Path(file).parent / r.file
+            if not allow_outside and not _inside(log, Path(file).parent):
+                raise InputError(
+                    f"the agent log {r.file!r} is outside the scenario's folder: move it next to the scenario, "
+                    "or allow it with --are-allow-outside-files (CLI: --allow-outside-files)",
+                    file=file,
+                    field=f"runs.{r.id}.file",
+                )
             items = read_agent_log(log)
             src = str(log)
         else:
@@ -260,6 +274,13 @@ def read_native(data: dict[str, Any], *, file: str) -> tuple[Scenario, list[Run]
             )
         )
     return scenario, runs
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
 
 
 def read_agent_log(path: Path) -> list[NativeAgentEvent]:
