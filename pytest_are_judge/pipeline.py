@@ -106,20 +106,15 @@ class Pipeline:
         self, run: Run, overrides: dict[str, Any] | None = None
     ) -> tuple[Judgment, GraphPerEventJudgeConfig | None]:
         """The judgment of ``run`` and the config it used (None when no config could be built)."""
-        cfg: GraphPerEventJudgeConfig | None
+        cfg: GraphPerEventJudgeConfig | None = None
         try:
             cfg = self.config_for(run, overrides)
-        except InputError as exc:
-            cfg = None
+            judgment = self._judged(run, cfg)
+        except InputError as exc:  # a bad config of this scenario: an error for its runs only
+            exc.with_file(run.scenario.source or run.source or "")
             judgment = Judgment.for_input_error(
                 exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
             )
-        else:
-            judgment = self.judge_for(cfg).judge_run(run)
-            if cfg.evaluators:
-                from .judge.evaluators import run_evaluators
-
-                judgment = run_evaluators(run, judgment, cfg)
         if judgment.expected is None:
             judgment.expected = run.expected
         if judgment.run_number is None:
@@ -127,6 +122,19 @@ class Pipeline:
         if self.observe is not None:
             self.observe(run, judgment)
         return judgment, cfg
+
+    def _judged(self, run: Run, cfg: GraphPerEventJudgeConfig) -> Judgment:
+        if not cfg.evaluators:
+            return self.judge_for(cfg).judge_run(run)
+        from .judge.evaluators import evaluator_specs, run_evaluators
+
+        try:  # bad evaluator options are an error for every run, not only the ones that pass
+            evaluator_specs(cfg, source=run.scenario.source)
+        except InputError as exc:
+            return Judgment.for_input_error(
+                exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
+            )
+        return run_evaluators(run, self.judge_for(cfg).judge_run(run), cfg)
 
     def judge_run(self, run: Run, overrides: dict[str, Any] | None = None) -> Judgment:
         return self.judge(run, overrides)[0]

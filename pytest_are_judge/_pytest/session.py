@@ -53,6 +53,8 @@ class AreJudgeSession:
         self.summary: Any = None
         self.baseline_result: dict[str, Any] | None = None
         self.llm_usage: dict[str, Any] | None = None
+        self.walk_errors: list[tuple[Path, Any]] = []
+        self.unreadable: set[str | None] = set()
         self.session: pytest.Session | None = None
         self.exit_override: pytest.ExitCode | None = None
         """Set by --are-save-baseline; applied in unconfigure, after every plugin's sessionfinish
@@ -88,6 +90,15 @@ class AreJudgeSession:
             allow_outside=bool(s.allow_outside_files),
         )
         config.args[:] = collection_args(config, s)
+        # what pytest's own walk would skip silently (broken symlinks) or stop on (an unreadable
+        # folder): each becomes an ERROR item of its own, and the session goes on
+        from ..readers._load import walk
+
+        self.walk_errors = [(root, e) for root in s.scenarios if root.is_dir() for e in walk(root)[1]]
+        self.unreadable = {e.file for _, e in self.walk_errors if e.message.startswith("cannot read folder")}
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        return True if str(collection_path) in self.unreadable else None
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.exit_override is not None and self.session is not None:
@@ -118,9 +129,18 @@ class AreJudgeSession:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        from .collection import LoadErrorItem, ScenarioItem, mark_gated_repeats
+        from .collection import LoadErrorItem, ScenarioItem, _rel_to, mark_gated_repeats
 
         s = self.settings
+        for root, error in self.walk_errors:
+            rel = _rel_to(str(config.rootpath), error.file or "")
+            # the item lives at its scenario root: pytest looks up conftests along an item's path,
+            # and the problem path itself may not even be stat-able
+            items.append(
+                LoadErrorItem.from_parent(
+                    session, name="load_error", path=root, nodeid=f"{rel}::load_error", error=error
+                )
+            )
         ours = [i for i in items if isinstance(i, (ScenarioItem, LoadErrorItem))]
         if s.limit is not None and len(ours) > s.limit:
             drop = {id(i) for i in ours[s.limit :]}

@@ -95,20 +95,51 @@ def load_file(
     )
 
 
-def discover(paths: list[str | Path]) -> list[Path]:
-    """Scenario files under ``paths`` (files given directly are always included), sorted."""
+def discover(paths: list[str | Path]) -> tuple[list[Path], list[InputError]]:
+    """Scenario files under ``paths`` (files given directly are always included), sorted, and
+    what could not be looked at: a missing path, a folder that cannot be read, a symlink whose
+    target is gone.  Nothing is skipped silently."""
     out: list[Path] = []
+    errors: list[InputError] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in SCENARIO_SUFFIXES and not ignored(f, p):
-                    out.append(f)
+            found, problems = walk(p)
+            out += found
+            errors += problems
         elif p.exists():
             out.append(p)
+        elif p.is_symlink():
+            errors.append(InputError(f"a broken symlink (to {os.readlink(p)!r})", file=str(p)))
         else:
-            raise InputError("no such file or directory", file=str(p))
-    return out
+            errors.append(InputError("no such file or directory", file=str(p)))
+    return out, errors
+
+
+def walk(root: Path) -> tuple[list[Path], list[InputError]]:
+    """The scenario files under ``root`` (sorted), and the folders and broken symlinks that
+    could not be read."""
+    found: list[Path] = []
+    errors: list[InputError] = []
+
+    def unreadable(exc: OSError) -> None:
+        errors.append(InputError(f"cannot read folder: {exc.strerror or exc}", file=exc.filename or str(root)))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in files:
+            if not name.lower().endswith(SCENARIO_SUFFIXES):
+                continue
+            f = Path(folder, name)
+            if ignored(f, root):
+                continue
+            if f.is_symlink() and not f.exists():
+                errors.append(InputError(f"a broken symlink (to {os.readlink(f)!r})", file=str(f)))
+                continue
+            found.append(f)
+    found.sort()
+    errors.sort(key=lambda e: e.file or "")
+    return found, errors
 
 
 class RunIndex:
@@ -240,8 +271,8 @@ def load_runs(
         allow_outside=allow_outside,
     )
     runs: list[Run] = []
-    errors: list[InputError] = []
-    for f in discover(list(paths)):
+    files, errors = discover(list(paths))
+    for f in files:
         try:
             runs.extend(index.runs(f))
         except InputError as exc:
@@ -282,7 +313,7 @@ def count_oracle_files(paths: list[str | Path]) -> int:
     """How many oracle-run traces are under ``paths`` (for 'no runs found' messages)."""
     index = RunIndex()
     n = 0
-    for f in discover(list(paths)):
+    for f in discover(list(paths))[0]:
         try:
             n += index.load(f).oracle_run is not None
         except InputError:

@@ -46,10 +46,14 @@ def is_are_export(data: Any) -> bool:
 
 def is_oracle_run(data: dict[str, Any]) -> bool:
     """True when the export's metadata marks it as an oracle run (``runner_config.oracle``)."""
-    meta = data.get("metadata") or {}
-    rc = meta.get("runner_config") or {}
-    sim = meta.get("simulation") or {}
+    meta = _mapping(data.get("metadata"))
+    rc, sim = _mapping(meta.get("runner_config")), _mapping(meta.get("simulation"))
     return bool(rc.get("oracle")) and not sim.get("agent_id") and not sim.get("model_id")
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else an empty one (optional metadata that is not one)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _type_word(value_type: str) -> str:
@@ -128,6 +132,13 @@ def _parse_action(raw: Any, app_classes: dict[str, str], *, file: str, event_id:
     raw_args = raw.get("args") or []
     if isinstance(raw_args, dict):  # tolerate a plain mapping
         raw_args = [{"name": k, "value": v, "value_type": None} for k, v in raw_args.items()]
+    if not isinstance(raw_args, list):
+        raise InputError(
+            f"'args' must be a list of {{name, value, value_type}} objects, got {type(raw_args).__name__}",
+            file=file,
+            event_id=event_id,
+            field="action.args",
+        )
     for i, a in enumerate(raw_args):
         if not isinstance(a, dict) or "name" not in a:
             raise InputError(
@@ -301,7 +312,7 @@ def _user_details(apps: list[dict[str, Any]]) -> UserDetails | None:
             "ContactsApp",
         ):
             continue
-        state = app.get("app_state") or {}
+        state = _mapping(app.get("app_state"))
         contacts = state.get("contacts") or {}
         values = contacts.values() if isinstance(contacts, dict) else contacts
         users = [c for c in values if isinstance(c, dict) and c.get("is_user")]
@@ -329,7 +340,12 @@ def scenario_from_export(data: dict[str, Any], *, file: str) -> Scenario:
             raise InputError("each app needs a string 'name'", file=file, field=f"apps[{i}]")
         apps.append(AppInfo(name=a["name"], class_name=str(a.get("class_name") or a["name"])))
     app_classes = {a.name: a.class_name for a in apps}
-    definition = (data.get("metadata") or {}).get("definition") or {}
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise InputError("'metadata' must be an object", file=file, field="metadata")
+    definition = metadata.get("definition") or {}
+    if not isinstance(definition, dict):
+        raise InputError("'metadata.definition' must be an object", file=file, field="metadata.definition")
     scenario_id = definition.get("scenario_id") or Path(file).stem
     start = definition.get("start_time")
     start_time = _float_or_none(start, file=file, event_id=None, field="metadata.definition.start_time")
