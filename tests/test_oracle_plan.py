@@ -3,10 +3,12 @@ oracle run of ARE's oracle mode, then ARE's preprocessing and event filter."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_are_judge.checkers import load_tool_registry
+from pytest_are_judge.errors import InputError
 from pytest_are_judge.judge import oracle
 from pytest_are_judge.judge.events import judged_events
 from pytest_are_judge.model import EventType, OperationType, OracleEvent, Scenario, ToolCall
@@ -114,3 +116,24 @@ def test_build_plan_gives_the_same_plan_either_way() -> None:
         [(s.event_id, s.event_type, s.event_time, s.tool_name, s.args, s.parents) for s in t] for t in fast.turns
     ] == [[(s.event_id, s.event_type, s.event_time, s.tool_name, s.args, s.parents) for s in t] for t in general.turns]
     assert fast.tasks == general.tasks
+
+
+def test_a_misspelt_tool_of_a_known_app_is_an_input_error_with_suggestions() -> None:
+    with pytest.raises(InputError) as err:
+        oracle.build_plan(_scenario_with("EmailClientV2", "send_emial"), REGISTRY)
+    assert err.value.event_id == "a" and err.value.field == "tool"
+    assert "EmailClientV2 has no tool 'send_emial'" in str(err.value) and "did you mean send_email" in str(err.value)
+
+
+def test_an_argument_the_tool_does_not_take_is_an_input_error_naming_it() -> None:
+    oracle.build_plan(_scenario_with("EmailClientV2", "delete_email"), REGISTRY)  # takes email_id: fine
+    sc = _scenario_with("EmailClientV2", "delete_email")
+    sc.events[1].action.args = {"mail_id": "1"}  # type: ignore[union-attr]
+    with pytest.raises(InputError) as err:
+        oracle.build_plan(sc, REGISTRY)
+    assert err.value.field == "args.mail_id" and "its arguments: email_id" in str(err.value)
+
+
+def test_a_custom_app_is_not_checked_against_are_signatures() -> None:
+    plan = oracle.build_plan(_scenario_with("MyCRM", "open_ticket"), REGISTRY)
+    assert plan.steps["a"].tool_name == "MyCRM__open_ticket"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checkers._signatures import signature
+from ..checkers._signatures import app_tools, known_app, signature, suggest_tool
 from ..errors import InputError
 from ..model import AUI_SEND_TO_USER, Event, EventType, OperationType, OracleEvent, Scenario, TimeComparator, ToolCall
 from .events import judged_events, kept
@@ -268,10 +268,44 @@ def _check_placeholders(scenario: Scenario, definition: dict[str, OracleEvent]) 
             )
 
 
+def check_tools(scenario: Scenario) -> None:
+    """An oracle call of a known ARE app must be one of its tools, with arguments the tool takes
+    (a typo in the oracle would otherwise be blamed on the agent as a missing call)."""
+    for e in scenario.events:
+        action = e.action
+        if action is None or e.event_type != EventType.AGENT:
+            continue  # env and user events are matched by id: their arguments are never compared
+        app = action.app_class or action.app
+        if not known_app(app) or (app, action.function) in _PREPROCESSED:
+            continue  # a custom app, or a call ARE rewrites before judging
+        sig = signature(app, action.function)
+        if sig is None:
+            near = suggest_tool(app, action.function)
+            hint = f"did you mean {', '.join(near)}?" if near else f"its tools: {', '.join(app_tools(app))}"
+            raise InputError(
+                f"{app} has no tool {action.function!r} (ARE 1.2.0): {hint}",
+                file=scenario.source,
+                event_id=e.event_id,
+                field="tool",
+            )
+        if "kwargs" in sig.names:
+            continue  # the tool takes any keyword argument
+        unknown = [a for a in action.args if a not in sig.names]
+        if unknown:
+            raise InputError(
+                f"{app}.{action.function} takes no argument {', '.join(map(repr, unknown))}; "
+                f"its arguments: {', '.join(sig.names) or 'none'}",
+                file=scenario.source,
+                event_id=e.event_id,
+                field=f"args.{unknown[0]}",
+            )
+
+
 def build_plan(scenario: Scenario, registry: frozenset[str]) -> OraclePlan:
     """Everything the judge needs from the oracle side, computed once per scenario."""
     definition = scenario.event_by_id()
     _check_placeholders(scenario, definition)
+    check_tools(scenario)
     order = _topological(scenario.events, file=scenario.source, by_id=definition)
     turn_map = turn_of_events(scenario, order=order, by_id=definition)
     nb_turns = (max(turn_map.values()) + 1) if turn_map else 1
