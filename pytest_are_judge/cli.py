@@ -3,6 +3,8 @@
 Exit status: 0 when every run meets its expectation, 1 when a run fails (or a known-bad run
 unexpectedly passes), 2 on usage or input errors.  With ``--min-pass-hat-k R`` the pass^k of
 repeated runs decides instead: 0 when it is at least R, else 1 (input errors still give 2).
+
+``are-judge lint PATH...`` checks scenario files without judging: 0 when clean, 2 otherwise.
 """
 
 from __future__ import annotations
@@ -79,9 +81,45 @@ def _paint(status: str, color: bool) -> str:
     return f"\033[{code}m{status}\033[0m"
 
 
+def lint_main(argv: Sequence[str]) -> int:
+    """``are-judge lint PATH...``: every problem found, one per file, with where and how to fix it."""
+    from ._text import visible
+    from .errors import InputError, UsageError
+    from .lint import lint_paths
+    from .pipeline import configured
+
+    p = argparse.ArgumentParser(
+        prog="are-judge lint",
+        description="Check scenario files (events, oracle graph, tools of known ARE apps, judge configs, "
+        "known-bad labels) without judging any run. Exit 0 when clean, 2 when a file has a problem.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="trace/scenario files or directories")
+    p.add_argument("--config", metavar="FILE", help="the session's judge config (JSON/YAML/TOML)")
+    p.add_argument("--oracle", metavar="FILE", help="one ARE oracle-run trace for every ARE run")
+    p.add_argument("--allow-outside-files", action="store_true", help="agent logs may lie outside a scenario's folder")
+    args = p.parse_args(argv)
+    try:
+        config = configured(args.config, {}) if args.config else None
+        result = lint_paths(args.paths, config, oracle_path=args.oracle, allow_outside=bool(args.allow_outside_files))
+    except (InputError, UsageError) as exc:
+        print(f"are-judge lint: error: {visible(str(exc))}", file=sys.stderr)
+        return EXIT_ERROR
+    for problem in result.problems:
+        print(visible(str(problem)))
+    if not result.files and not result.problems:
+        print("are-judge lint: error: no scenario files found under " + ", ".join(args.paths), file=sys.stderr)
+        return EXIT_ERROR
+    n = len(result.problems)
+    print(f"{result.files} file(s) checked: " + (f"{n} problem(s)" if n else "no problems"))
+    return EXIT_ERROR if n else EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .errors import InputError, UsageError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["lint"]:  # a folder named lint: are-judge ./lint
+        return lint_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

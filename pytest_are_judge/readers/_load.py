@@ -15,8 +15,8 @@ from typing import Any
 
 from .._files import read_document
 from ..errors import InputError
-from ..model import Run
-from .are_json import is_are_export, is_oracle_run, read_export, with_oracle_run
+from ..model import Run, Scenario
+from .are_json import XFAIL_NAME_TAG, is_are_export, is_oracle_run, read_export, with_oracle_run
 from .native import FORMAT_TAG, read_native
 
 SCENARIO_SUFFIXES = (".json", ".yaml", ".yml")
@@ -33,6 +33,8 @@ class LoadedFile:
     runs: list[Run] = field(default_factory=list)
     oracle_run: Run | None = None
     """For an ARE oracle-run trace: the trace read as a run (its events are the oracle run)."""
+    scenario: Scenario | None = None
+    """The scenario the file defines (also for a native scenario without runs)."""
 
 
 def named_like_agent_run(name: str) -> bool:
@@ -65,6 +67,33 @@ def ignored(f: Path, root: Path) -> bool:
     return name.endswith((".log.json", ".jsonl")) or name in _SKIPPED_NAMES or name.startswith("are-report")
 
 
+def check_label(path: Path, *, kind: str, oracle_trace: bool) -> None:
+    """A known-bad label in a file name that nothing would honour is an input error: the run
+    would be judged as expected to pass (or not judged at all), whatever the name says."""
+    name = path.name.lower()
+    if "xfail" not in name:
+        return
+    if kind == "native":
+        raise InputError(
+            f"the name says xfail, but a native scenario declares a known-bad run with 'expect: fail' on the run; "
+            f"rename the file without {XFAIL_NAME_TAG!r}",
+            file=str(path),
+        )
+    if oracle_trace:
+        raise InputError(
+            f"the name says {XFAIL_NAME_TAG!r} (known-bad), but this is an oracle-run trace: it is the oracle of the "
+            "agent runs beside it and is never judged as a run; name an agent run like agent_x.xfail.json "
+            "(an ARE oracle-mode trace judged as an agent run must be named like one: *.run.xfail.json)",
+            file=str(path),
+        )
+    if XFAIL_NAME_TAG not in name:
+        raise InputError(
+            f"the name says xfail, but only a {XFAIL_NAME_TAG!r} part marks a known-bad run "
+            f"(e.g. agent_x{XFAIL_NAME_TAG}json): as named, this run is expected to pass",
+            file=str(path),
+        )
+
+
 def load_file(
     path: str | Path,
     *,
@@ -81,13 +110,18 @@ def load_file(
     if is_are_export(data):
         if oracle is None and is_oracle_file(p, data):
             # read now, so a broken oracle trace is reported even if no run uses it
+            check_label(p, kind="are_export", oracle_trace=True)
             oracle_run = read_export(data, file=file)
-            return LoadedFile(file, "are_export", oracle_run.scenario.scenario_id, oracle_run=oracle_run)
+            return LoadedFile(
+                file, "are_export", oracle_run.scenario.scenario_id, oracle_run=oracle_run, scenario=oracle_run.scenario
+            )
+        check_label(p, kind="are_export", oracle_trace=False)
         run = read_export(data, file=file, oracle=oracle, oracle_file=oracle_file)
-        return LoadedFile(file, "are_export", run.scenario.scenario_id, [run])
+        return LoadedFile(file, "are_export", run.scenario.scenario_id, [run], scenario=run.scenario)
     if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or ("scenario_id" in data and "events" in data)):
+        check_label(p, kind="native", oracle_trace=False)
         scenario, runs = read_native(data, file=file, allow_outside=allow_outside)
-        return LoadedFile(file, "native", scenario.scenario_id, runs)
+        return LoadedFile(file, "native", scenario.scenario_id, runs, scenario=scenario)
     raise InputError(
         "not a scenario: expected an ARE export (version are_simulation_v1) or a native scenario "
         f"(format: {FORMAT_TAG})",

@@ -7,6 +7,7 @@ runs may also live in separate JSON/JSONL files.  The JSON Schema is generated f
 
 from __future__ import annotations
 
+import difflib
 import functools
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -144,7 +145,13 @@ def scenario_from_native(doc: ScenarioFile, *, file: str) -> Scenario:
     for e in doc.events:
         for d in e.after:
             if d not in ids:
-                raise InputError(f"'after' names unknown event {d!r}", file=file, event_id=e.id, field="after")
+                near = difflib.get_close_matches(d, sorted(ids), n=1)
+                raise InputError(
+                    f"'after' names unknown event {d!r}" + (f" (did you mean {near[0]!r}?)" if near else ""),
+                    file=file,
+                    event_id=e.id,
+                    field="after",
+                )
         etype = _ETYPES[e.type]
         if etype == EventType.AGENT and not e.after:
             raise InputError(
