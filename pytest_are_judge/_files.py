@@ -36,7 +36,7 @@ def read_utf8(path: str | Path) -> str:
         data = fh.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
         raise OSError(f"more than the {MAX_BYTES:,}-byte limit")
-    text = data.decode("utf-8")
+    text = data.decode("utf-8-sig")  # a UTF-8 BOM (some Windows editors write one) is not content
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text

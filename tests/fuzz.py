@@ -463,6 +463,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(mutants)} inputs (seed {a.seed}): " + ", ".join(f"{f} {n}" for f, n in sorted(families.items())))
     print("exit statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(exits.items())))
     print(f"slowest input: {slowest:.2f} s")
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(f"peak memory of the whole run (max RSS): {peak:.0f} MiB")
     print(f"problems: {len(problems)}")
     for p in problems:
         print("  " + " | ".join(p))

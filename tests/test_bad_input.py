@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from builders import mail_scenario_yaml
 from fuzz import corpus, run_one
 
@@ -160,3 +161,12 @@ def test_code_judge_check_options_name_the_file_and_the_event(tmp_path: Path, ca
     detail = rec["failure_detail"]
     assert detail["file"].endswith("s.yaml") and detail["event_id"] == "send"
     assert "'threshold' must be a number in [0, 1], got 1.5" in rec["failure"]
+
+
+def test_a_utf8_byte_order_mark_is_not_content(tmp_path: Path, capsys) -> None:
+    """Some Windows editors start UTF-8 files with a BOM: such a scenario is read like any other."""
+    (tmp_path / "s.yaml").write_bytes(b"\xef\xbb\xbf" + mail_scenario_yaml(GOOD).encode())
+    (tmp_path / "t.json").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps(yaml.safe_load(mail_scenario_yaml(GOOD, sid="m2"))).encode()
+    )
+    assert main([str(tmp_path), "--no-color"]) == 0, capsys.readouterr().out
