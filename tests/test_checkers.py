@@ -1,6 +1,6 @@
 """Unit tests for pytest_are_judge.checkers: hard/scripted checkers, types and registries.
 
-Expected values follow the behavioural spec (sections 8, 10 and quirks Q18/Q19).
+Expected values follow ARE 1.2.0's checkers and registries (docs/are-differences.md).
 """
 
 from __future__ import annotations

@@ -124,10 +124,10 @@ def test_in_context_pass_and_prompt_shape(server):
     assert res.success, res.render()
     system = server.requests[0]["messages"][0]["content"]
     user = last_user_message(server.requests[0])
-    assert "{parents}" not in user  # ARE shows the literal text (Q3)
+    assert "{parents}" not in user  # ARE shows the literal text (docs/llm.md)
     assert "Parent tool call ids:" in user
-    assert "Current task:" in user and "User:" in user  # ARE leaves these out (Q4)
-    assert system.count("CabApp__order_ride") == 1  # ARE repeats criteria for every alias (Q32)
+    assert "Current task:" in user and "User:" in user  # ARE leaves these out (docs/llm.md)
+    assert system.count("CabApp__order_ride") == 1  # ARE repeats criteria for every alias (docs/llm.md)
     assert "Cabs__order_ride" not in system
 
 

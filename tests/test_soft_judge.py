@@ -89,7 +89,7 @@ def test_success_and_failure(server):
     assert "12 Rue X, Paris" in last_user_message(sent)
 
 
-def test_lowercase_true_false_markers_count():  # ARE never matches these (Q1)
+def test_lowercase_true_false_markers_count():  # ARE never matches these (docs/llm.md)
     with FakeLLMServer(responder=lambda r: "looks fine [[true]]") as s:
         assert judge_for(s).check_many([req()])[0].passed is True
         s.responder = lambda r: "[[false]]"
@@ -165,7 +165,7 @@ def test_subtask_extracted_once_per_oracle_event(server):
     ]
     out = j.check_many(reqs)
     assert all(v.passed for v in out)
-    assert sum(is_subtask_call(r) for r in server.requests) == 1  # ARE: once per pair (Q9)
+    assert sum(is_subtask_call(r) for r in server.requests) == 1  # ARE: once per pair (docs/llm.md)
     j.check_many(
         [
             req(
@@ -255,7 +255,7 @@ def test_majority_vote(server):
     assert v.passed is True and "2 of 3" in v.rationale and server.call_count == 3
 
 
-def test_tie_is_inconclusive_by_default_and_reject_on_request(server):  # ARE: a tie passes (Q29)
+def test_tie_is_inconclusive_by_default_and_reject_on_request(server):  # ARE: a tie passes (docs/llm.md)
     server.queue("[[Success]]", "[[Failure]]")
     [v] = judge_for(server, votes=2).check_many([req()])
     assert v.passed is None and v.error is None and "tied" in v.rationale

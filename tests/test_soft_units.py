@@ -38,7 +38,7 @@ from pytest_are_judge.soft.prompts import sections
         ("[[success]]", True),
         ("[[SUCCESS]]", True),
         ("[[True]]", True),
-        ("[[true]]", True),  # ARE's engines lower-case True/False: ARE never matches this (Q1)
+        ("[[true]]", True),  # ARE's engines lower-case True/False: ARE never matches this (docs/llm.md)
         ("[[false]]", False),
         ("[[Failure]]", False),
         ("[[ failure ]]", False),
@@ -66,7 +66,7 @@ def test_json_verdict_and_fallback():
     assert parse_verdict('{"verdict": "maybe"}').verdict is None
 
 
-def test_subtask_takes_the_last_tag():  # ARE takes the first although the docstring says last (Q17)
+def test_subtask_takes_the_last_tag():  # ARE takes the first although the docstring says last (docs/llm.md)
     assert parse_subtask("<subtask>draft</subtask> ... <subtask> final &amp; done </subtask>") == "final & done"
     assert parse_subtask("<reasoning>no tag</reasoning>") is None
     assert parse_subtask(None) is None
@@ -92,7 +92,7 @@ def test_agent_text_cannot_close_its_block_or_show_a_marker():
 def test_placeholder_checker_is_offline_and_case_insensitive():
     assert placeholder_check({"content": "Hello,\nBest regards,\nyour name"})[0] is False
     assert placeholder_check({"content": "Dear [user name], hi"})[0] is False
-    assert placeholder_check({"content": "Hi Bob", "subject": 3})[0] is True  # ARE raises on non-str (Q15)
+    assert placeholder_check({"content": "Hi Bob", "subject": 3})[0] is True  # ARE raises on non-str (docs/llm.md)
 
 
 def test_sanity_shortcut_for_bare_numbers():
@@ -105,7 +105,7 @@ def test_today_date_is_utc_with_weekday():
     assert today_from(None) == ""
 
 
-def test_previous_tasks_use_a_real_newline():  # ARE joins with the two characters "/n" (Q2)
+def test_previous_tasks_use_a_real_newline():  # ARE joins with the two characters "/n" (docs/llm.md)
     ctx = SoftContext("t", {}, {}, tasks=["one", "two", "three"])
     assert ctx.previous_task == "one\ntwo" and ctx.task == "three"
     assert "/n" not in ctx.values()["all_tasks"]

@@ -1,8 +1,8 @@
 """Hard (deterministic) and scripted argument checkers.
 
 Each hard checker is a pure function ``(agent_value, oracle_value, **kwargs) -> bool`` that
-reproduces the ARE checker of the same name, including its None/empty rules (spec §8.2).
-Scripted checkers take ``(agent_value, targets, **kwargs)`` and ignore the oracle value (§8.4).
+reproduces the ARE checker of the same name, including its None/empty rules (docs/are-differences.md, kept on purpose).
+Scripted checkers take ``(agent_value, targets, **kwargs)`` and ignore the oracle value.
 Extra keyword arguments (for example ``arg_name``, which ARE passes to every checker) are
 accepted and ignored unless a checker documents them.
 
@@ -129,7 +129,7 @@ def _parse_datetime(value: Any) -> datetime:
 def datetime_checker(agent_value: Any, oracle_value: Any, **kwargs: Any) -> bool:
     """Both parsed as ``%Y-%m-%d %H:%M:%S`` and compared; ``agent == oracle`` if either is None.
 
-    ARE raises ``ValueError`` for a value that does not parse (quirk Q14); we raise
+    ARE raises ``ValueError`` for a value that does not parse (docs/are-differences.md, checker_errors); we raise
     :class:`CheckerInputError` (a ``ValueError``) with the expected format in the message.
     """
     if agent_value is None or oracle_value is None:
@@ -219,7 +219,7 @@ def list_attendees_checker(
 ) -> bool:
     """Attendee lists compared as sets of normalised names, ignoring tolerated names.
 
-    ARE's rules (spec §8.2), with ``tol`` the normalised ``tolerance_list_str`` (in the graph
+    ARE's rules, with ``tol`` the normalised ``tolerance_list_str`` (in the graph
     judge: the user's ``"<first_name> <last_name>"``):
 
     1. an oracle that is None or empty passes, whatever the agent sent;

@@ -1,6 +1,6 @@
 """String normalisation used by the attendee checker and the soft judge's equality pre-check.
 
-Reproduces ARE's ``normalize_str``/``normalize_arg`` (spec §8.1): lowercase, Unicode NFD with
+Reproduces ARE's ``normalize_str``/``normalize_arg``: lowercase, Unicode NFD with
 combining marks (category ``Mn``) removed, every ASCII punctuation character removed, outer
 whitespace stripped.  Inner whitespace is *not* collapsed and non-ASCII punctuation is kept.
 """

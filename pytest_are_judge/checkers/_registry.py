@@ -7,10 +7,10 @@
   the checkers stays cheap).  Neither can be registered by users.
 * ARE's three default per-tool tables (argument checkers, soft checkers, in-context criteria
   tools) are read from ``pytest_are_judge/data/tool_registry.json`` and expanded with ARE's
-  alias rules (spec §10.2): tool aliases first (copy, overwriting), then app aliases (every
+  alias rules (docs/are-differences.md, registry aliases): tool aliases first (copy, overwriting), then app aliases (every
   ``App__fn`` key, including those added by tool aliases, is copied to ``Alias__fn``).  The
   ``SandBoxLocalFileSystem__makedirs`` typo alias is kept, so there is no ``Files__makedirs``
-  (quirk Q19).  Unlike ARE, alias keys do not share one mutable value object: loaders return
+  (docs/are-differences.md, event preprocessing).  Unlike ARE, alias keys do not share one mutable value object: loaders return
   fresh copies of a cached, read-only expansion.
 """
 
@@ -163,7 +163,7 @@ def _expand_aliases(
     tool_aliases: Mapping[str, list[str]],
     app_aliases: Mapping[str, list[str]],
 ) -> dict[str, _V]:
-    """ARE's two-pass alias expansion (spec §10.2)."""
+    """ARE's two-pass alias expansion: tool aliases, then app aliases."""
     out = dict(base)
     for original, aliases in tool_aliases.items():
         if original not in out:

@@ -2,7 +2,7 @@
 
 ARE declares its hard/scripted groups as lists *inside* the checker enum, so they become two
 extra (bogus) enum members and ``is_hard()``/``is_scripted()`` work by substring tests
-(spec §8.5, quirk Q18).  Here the groups are plain module-level frozensets: iterating
+(docs/are-differences.md, CheckerType enum).  Here the groups are plain module-level frozensets: iterating
 :class:`CheckerType` yields only real checker names.
 """
 
@@ -65,7 +65,7 @@ _SCRIPTED: frozenset[CheckerType] = frozenset({CheckerType.contain_any_checker, 
 
 
 class SoftCheckerType(str, enum.Enum):
-    """Names of ARE's soft (LLM or text) checkers, run per tool in registry order (spec §9.5)."""
+    """Names of ARE's soft (LLM or text) checkers, run per tool in registry order."""
 
     placeholder_checker = "placeholder_checker"
     content_checker = "content_checker"
@@ -80,7 +80,7 @@ class SoftCheckerType(str, enum.Enum):
 
     @property
     def needs_subtask(self) -> bool:
-        """Whether ARE extracts the subtask before running this checker (spec §9.4).
+        """Whether ARE extracts the subtask before running this checker.
 
         ``sanity_checker`` is included as in ARE, although it never uses the subtask.
         """

@@ -56,7 +56,7 @@ _event_time = operator.attrgetter("event_time")
 
 
 def split_turns(events: list[Event]) -> list[list[Event]]:
-    """Split judged agent events into turns: each AUI message closes its turn (ARE, Q21).
+    """Split judged agent events into turns: each AUI message closes its turn (ARE's turn split).
 
     Returns at least one (possibly empty) turn.
     """

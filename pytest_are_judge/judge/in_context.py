@@ -1,6 +1,6 @@
 """``InContextJudge``: whole-trace LLM evaluation, one model verdict per turn.
 
-Differences from ARE (spec §11, quirks Q3/Q4/Q32): parent ids are real, the task, earlier
+Differences from ARE (docs/llm.md, differences from ARE): parent ids are real, the task, earlier
 tasks and user sections are filled in, tool criteria are given once per distinct criterion
 and only for tools that appear in the turn, the verdict parse is strict, case-insensitive
 and takes the final verdict, and failures carry the model's reasoning.

@@ -102,7 +102,7 @@ def turn_of_events(
 
     An event's turn is the largest turn of its dependencies, plus one if any dependency is an
     oracle message to the user: the number of AUI messages on its longest ancestor path.
-    Difference from ARE (Q20): ARE's BFS may number a multi-parent event before all its parents
+    Difference from ARE (docs/are-differences.md, multi-parent turn numbering): ARE's BFS may number a multi-parent event before all its parents
     are visited; we always use the longest path.
     """
     if order is None:

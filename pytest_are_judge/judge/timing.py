@@ -36,7 +36,7 @@ def check_time(
 
     Absolute: the agent time against the absolute oracle time.  Relative: the delay after the
     reference parent(s).  The agent's reference is the latest agent time among the parents that
-    were latest in the oracle run (ARE's argmax rule, Q10), scenario start included on ties.
+    were latest in the oracle run (ARE's argmax parent-time rule), scenario start included on ties.
     Checked only when the oracle delay exceeds ``threshold`` or a comparator is set.
     """
     comp = comparator.value if comparator else None

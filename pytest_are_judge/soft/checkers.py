@@ -88,7 +88,7 @@ class SoftContext:
 
     @property
     def previous_task(self) -> str:
-        """Earlier tasks joined with a real newline (ARE joins with the two characters "/n", Q2)."""
+        """Earlier tasks joined with a real newline (ARE joins with the two characters "/n": docs/llm.md, differences from ARE)."""
         return "\n".join(t for t in self.tasks[:-1] if t) if len(self.tasks) > 1 else ""
 
     def values(self) -> dict[str, str]:
