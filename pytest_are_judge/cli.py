@@ -16,9 +16,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._rate import format_rate as _pct
+
+if TYPE_CHECKING:
+    from .repeats import RepeatsReport
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -287,7 +290,7 @@ class _Outputs:
         return st
 
 
-def _repeats(s: Any, judgments: list[Any]) -> dict[str, Any] | None:
+def _repeats(s: Any, judgments: list[Any]) -> RepeatsReport | None:
     """pass@k / pass^k over the repeats of each scenario (:func:`~pytest_are_judge.repeats.repeats_report`)."""
     from .repeats import repeats_report
 

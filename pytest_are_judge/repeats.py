@@ -17,9 +17,16 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from math import comb
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 __all__ = [
+    "Counts",
+    "OverallScore",
+    "RepeatsComparison",
+    "RepeatsReport",
+    "RepeatsSummary",
+    "ScenarioComparison",
+    "ScenarioScore",
     "compare_repeats",
     "count_runs",
     "default_k",
@@ -34,6 +41,80 @@ __all__ = [
     "run_number_of",
     "summarize_repeats",
 ]
+
+
+class Counts(TypedDict):
+    """A scenario's repeats as a baseline stores them."""
+
+    n: int
+    """runs"""
+    c: int
+    """runs that passed"""
+
+
+class ScenarioScore(TypedDict):
+    """One scenario's row: pass@k / pass^k are None when it has fewer than k runs (``note`` says so)."""
+
+    n: int
+    c: int
+    errors: int
+    pass_rate: float | None
+    pass_at_k: float | None
+    pass_hat_k: float | None
+    note: NotRequired[str]
+
+
+class OverallScore(TypedDict):
+    """Means over the scored scenarios (``scored`` of ``scenarios``)."""
+
+    scenarios: int
+    scored: int
+    runs: int
+    passes: int
+    pass_rate: float | None
+    pass_at_k: float | None
+    pass_hat_k: float | None
+
+
+class RepeatsSummary(TypedDict):
+    k: int | None
+    scenarios: dict[str, ScenarioScore]
+    overall: OverallScore
+
+
+class ScenarioComparison(TypedDict):
+    baseline: ScenarioScore | None
+    current: ScenarioScore | None
+    status: str
+    """regressed | improved | unchanged | new | removed | unscored"""
+    delta_pass_at_k: NotRequired[float | None]
+    delta_pass_hat_k: NotRequired[float | None]
+
+
+class OverallComparison(TypedDict):
+    baseline: OverallScore
+    current: OverallScore
+    delta_pass_at_k: float | None
+    delta_pass_hat_k: float | None
+
+
+class RepeatsComparison(TypedDict):
+    k: int
+    tolerance: float
+    scenarios: dict[str, ScenarioComparison]
+    overall: OverallComparison
+    regressed: list[str]
+    improved: list[str]
+    path: NotRequired[str | None]
+    """the baseline file, when compared with one"""
+
+
+class RepeatsReport(RepeatsSummary):
+    """The repeated-runs section of a report: the summary, the gate, and the baseline comparison."""
+
+    min_pass_hat_k: float | None
+    gate_passed: bool | None
+    baseline: NotRequired[RepeatsComparison]
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -101,13 +182,12 @@ def _counts(records: Iterable[Any]) -> dict[str, dict[str, int]]:
     return out
 
 
-def _scenario_row(n: int, c: int, errors: int, k: int) -> dict[str, Any]:
-    row: dict[str, Any] = {"n": n, "c": c, "errors": errors, "pass_rate": c / n if n else None}
+def _scenario_row(n: int, c: int, errors: int, k: int) -> ScenarioScore:
+    row = ScenarioScore(n=n, c=c, errors=errors, pass_rate=c / n if n else None, pass_at_k=None, pass_hat_k=None)
     if n >= k:
         row["pass_at_k"] = pass_at_k(n, c, k)
         row["pass_hat_k"] = pass_hat_k(n, c, k)
     else:
-        row["pass_at_k"] = row["pass_hat_k"] = None
         row["note"] = f"only {n} run(s), fewer than k={k}"
     return row
 
@@ -116,12 +196,12 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def count_runs(records: Iterable[Any]) -> dict[str, dict[str, int]]:
+def count_runs(records: Iterable[Any]) -> dict[str, Counts]:
     """``{scenario_id: {"n": runs, "c": passed}}``, sorted by scenario id (what baselines store)."""
-    return {sid: {"n": d["n"], "c": d["c"]} for sid, d in sorted(_counts(records).items())}
+    return {sid: Counts(n=d["n"], c=d["c"]) for sid, d in sorted(_counts(records).items())}
 
 
-def records_from_counts(counts: Mapping[str, Mapping[str, int]]) -> list[dict[str, Any]]:
+def records_from_counts(counts: Mapping[str, Counts]) -> list[dict[str, Any]]:
     """Per-run records rebuilt from :func:`count_runs` counts (c passing, n - c not)."""
     out: list[dict[str, Any]] = []
     for sid, row in counts.items():
@@ -142,7 +222,7 @@ def default_k(records: Iterable[Any]) -> int | None:
     return min(repeated) if repeated else None
 
 
-def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:
+def summarize_repeats(records: Iterable[Any], k: int) -> RepeatsSummary:
     """Per-scenario and overall pass@k / pass^k.
 
     Returns ``{"k", "scenarios": {id: {n, c, errors, pass_rate, pass_at_k, pass_hat_k[, note]}},
@@ -157,19 +237,16 @@ def summarize_repeats(records: Iterable[Any], k: int) -> dict[str, Any]:
     scored = [r for r in scenarios.values() if r["pass_at_k"] is not None]
     runs = sum(r["n"] for r in scenarios.values())
     passes = sum(r["c"] for r in scenarios.values())
-    return {
-        "k": k,
-        "scenarios": scenarios,
-        "overall": {
-            "scenarios": len(scenarios),
-            "scored": len(scored),
-            "runs": runs,
-            "passes": passes,
-            "pass_rate": passes / runs if runs else None,
-            "pass_at_k": _mean([r["pass_at_k"] for r in scored]),
-            "pass_hat_k": _mean([r["pass_hat_k"] for r in scored]),
-        },
-    }
+    overall = OverallScore(
+        scenarios=len(scenarios),
+        scored=len(scored),
+        runs=runs,
+        passes=passes,
+        pass_rate=passes / runs if runs else None,
+        pass_at_k=_mean([r["pass_at_k"] for r in scored if r["pass_at_k"] is not None]),
+        pass_hat_k=_mean([r["pass_hat_k"] for r in scored if r["pass_hat_k"] is not None]),
+    )
+    return RepeatsSummary(k=k, scenarios=scenarios, overall=overall)
 
 
 def is_repeat(rec: Any) -> bool:
@@ -183,7 +260,7 @@ def is_repeat(rec: Any) -> bool:
 
 def repeats_report(
     records: Iterable[Any], *, k: int | None = None, min_pass_hat_k: float | None = None
-) -> dict[str, Any] | None:
+) -> RepeatsReport | None:
     """The repeated-runs section of a report (CLI and plugin): :func:`summarize_repeats` of the
     runs that are repeats (:func:`is_repeat`) at ``k`` (default :func:`default_k`), plus
     ``min_pass_hat_k`` and ``gate_passed`` (None without a gate).
@@ -199,29 +276,34 @@ def repeats_report(
     if k is None:
         if min_pass_hat_k is None:
             return None
-        overall = {
-            "scenarios": 0,
-            "scored": 0,
-            "runs": len(recs),
-            "passes": sum(_passed(r) for r in recs),
-            "pass_rate": None,
-            "pass_at_k": None,
-            "pass_hat_k": None,
-        }
-        return {"k": None, "scenarios": {}, "overall": overall, "min_pass_hat_k": min_pass_hat_k, "gate_passed": False}
-    out = summarize_repeats(recs, k)
-    value = out["overall"]["pass_hat_k"]
-    out["min_pass_hat_k"] = min_pass_hat_k
+        overall = OverallScore(
+            scenarios=0,
+            scored=0,
+            runs=len(recs),
+            passes=sum(_passed(r) for r in recs),
+            pass_rate=None,
+            pass_at_k=None,
+            pass_hat_k=None,
+        )
+        return RepeatsReport(k=None, scenarios={}, overall=overall, min_pass_hat_k=min_pass_hat_k, gate_passed=False)
+    summary = summarize_repeats(recs, k)
+    value = summary["overall"]["pass_hat_k"]
     # a float tolerance: a mean of exact fractions must not miss a threshold it equals
-    out["gate_passed"] = None if min_pass_hat_k is None else (value is not None and value + 1e-12 >= min_pass_hat_k)
-    return out
+    gate = None if min_pass_hat_k is None else (value is not None and value + 1e-12 >= min_pass_hat_k)
+    return RepeatsReport(
+        k=summary["k"],
+        scenarios=summary["scenarios"],
+        overall=summary["overall"],
+        min_pass_hat_k=min_pass_hat_k,
+        gate_passed=gate,
+    )
 
 
-def _as_summary(data: Any, k: int) -> dict[str, Any]:
+def _as_summary(data: Any, k: int) -> RepeatsSummary:
     if isinstance(data, Mapping) and "scenarios" in data and "overall" in data:
         if data.get("k") != k:  # recompute from counts so both sides use the same k
             return summarize_repeats(records_from_counts(data["scenarios"]), k)
-        return dict(data)
+        return RepeatsSummary(k=data["k"], scenarios=data["scenarios"], overall=data["overall"])
     return summarize_repeats(data, k)
 
 
@@ -229,7 +311,7 @@ def _delta(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else b - a
 
 
-def compare_repeats(baseline: Any, current: Any, k: int, *, tolerance: float = 0.0) -> dict[str, Any]:
+def compare_repeats(baseline: Any, current: Any, k: int, *, tolerance: float = 0.0) -> RepeatsComparison:
     """Compare two sets of repeated runs at the same k.
 
     ``baseline`` and ``current`` are record lists or :func:`summarize_repeats` results.  Per
@@ -239,11 +321,11 @@ def compare_repeats(baseline: Any, current: Any, k: int, *, tolerance: float = 0
     """
     base = _as_summary(baseline, k)
     cur = _as_summary(current, k)
-    rows: dict[str, Any] = {}
+    rows: dict[str, ScenarioComparison] = {}
     for sid in sorted(set(base["scenarios"]) | set(cur["scenarios"])):
         b = base["scenarios"].get(sid)
         c = cur["scenarios"].get(sid)
-        row: dict[str, Any] = {"baseline": b, "current": c}
+        row = ScenarioComparison(baseline=b, current=c, status="unscored")
         if b is None:
             row["status"] = "new"
         elif c is None:
@@ -262,19 +344,19 @@ def compare_repeats(baseline: Any, current: Any, k: int, *, tolerance: float = 0
                 row["status"] = "unchanged"
         rows[sid] = row
     ob, oc = base["overall"], cur["overall"]
-    return {
-        "k": k,
-        "tolerance": tolerance,
-        "scenarios": rows,
-        "overall": {
-            "baseline": ob,
-            "current": oc,
-            "delta_pass_at_k": _delta(ob["pass_at_k"], oc["pass_at_k"]),
-            "delta_pass_hat_k": _delta(ob["pass_hat_k"], oc["pass_hat_k"]),
-        },
-        "regressed": [s for s, r in rows.items() if r["status"] == "regressed"],
-        "improved": [s for s, r in rows.items() if r["status"] == "improved"],
-    }
+    return RepeatsComparison(
+        k=k,
+        tolerance=tolerance,
+        scenarios=rows,
+        overall=OverallComparison(
+            baseline=ob,
+            current=oc,
+            delta_pass_at_k=_delta(ob["pass_at_k"], oc["pass_at_k"]),
+            delta_pass_hat_k=_delta(ob["pass_hat_k"], oc["pass_hat_k"]),
+        ),
+        regressed=[s for s, r in rows.items() if r["status"] == "regressed"],
+        improved=[s for s, r in rows.items() if r["status"] == "improved"],
+    )
 
 
 # ------------------------------------------------------------------ grouping runs
@@ -328,7 +410,7 @@ def group_runs(runs: Iterable[Any]) -> dict[str, list[Any]]:
 # ------------------------------------------------------------------ text
 
 
-def repeat_lines(repeats: Mapping[str, Any], *, indent: str = "  ") -> list[str]:
+def repeat_lines(repeats: RepeatsReport, *, indent: str = "  ") -> list[str]:
     """The repeated-runs section of a terminal summary (plugin and CLI): pass@k / pass^k overall,
     a table of the repeated scenarios, the gate verdict and the baseline comparison."""
     from ._rate import format_rate as pct
@@ -362,6 +444,8 @@ def repeat_lines(repeats: Mapping[str, Any], *, indent: str = "  ") -> list[str]
             for sid in base[label]:
                 row = base["scenarios"][sid]
                 b, c = row["baseline"], row["current"]
+                if b is None or c is None:  # pragma: no cover - regressed/improved rows have both
+                    continue
                 lines.append(
                     f"{indent}{label}: {visible(sid)} pass^{k} {pct(b['pass_hat_k'])} -> {pct(c['pass_hat_k'])}"
                     f"  (runs passed {b['c']}/{b['n']} -> {c['c']}/{c['n']})"

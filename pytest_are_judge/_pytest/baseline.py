@@ -9,12 +9,31 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
+from ..repeats import Counts
+
 BASELINE_SCHEMA = "pytest-are-judge/baseline-v2"
 BASELINE_SCHEMAS = ("pytest-are-judge/baseline-v1", BASELINE_SCHEMA)
+
+
+class BaselineEntry(TypedDict):
+    verdict: str
+    """pass | fail | error"""
+    scenario_id: str | None
+    run_id: str | None
+    failure_kind: str | None
+
+
+class BaselineFile(TypedDict):
+    """What ``--are-save-baseline`` writes."""
+
+    schema: str
+    runs: dict[str, BaselineEntry]
+    """by pytest node id"""
+    repeats: dict[str, Counts]
 
 
 def load_baseline(path: str) -> dict[str, str]:
@@ -22,7 +41,7 @@ def load_baseline(path: str) -> dict[str, str]:
     return load_baseline_data(path)[0]
 
 
-def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, Counts]]:
     """``(verdicts, repeats)``: ``{nodeid: verdict}`` and ``{scenario_id: {"n", "c"}}``."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -55,14 +74,14 @@ def load_baseline_data(path: str) -> tuple[dict[str, str], dict[str, dict[str, i
         raise pytest.UsageError(
             f'--are-baseline: {path}: \'repeats\' must map scenario ids to {{"n": runs, "c": passed}} with c <= n'
         )
-    return out, {str(sid): {"n": r["n"], "c": r["c"]} for sid, r in repeats.items()}
+    return out, {str(sid): Counts(n=r["n"], c=r["c"]) for sid, r in repeats.items()}
 
 
 def _count(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
-def repeat_counts(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+def repeat_counts(records: dict[str, dict[str, Any]]) -> dict[str, Counts]:
     """``{scenario_id: {"n": runs, "c": passed}}`` of per-run records (errors count as not passing;
     records without a scenario id, such as load errors, are left out)."""
     from ..repeats import count_runs
@@ -72,19 +91,19 @@ def repeat_counts(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, int
 
 
 def save_baseline(path: str, records: dict[str, dict[str, Any]]) -> None:
-    data = {
-        "schema": BASELINE_SCHEMA,
-        "runs": {
-            nodeid: {
-                "verdict": rec["verdict"],
-                "scenario_id": rec.get("scenario_id"),
-                "run_id": rec.get("run_id"),
-                "failure_kind": rec.get("failure_kind"),
-            }
+    data = BaselineFile(
+        schema=BASELINE_SCHEMA,
+        runs={
+            nodeid: BaselineEntry(
+                verdict=rec["verdict"],
+                scenario_id=rec.get("scenario_id"),
+                run_id=rec.get("run_id"),
+                failure_kind=rec.get("failure_kind"),
+            )
             for nodeid, rec in sorted(records.items())
         },
-        "repeats": repeat_counts(records),
-    }
+        repeats=repeat_counts(records),
+    )
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")

@@ -6,10 +6,13 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._rate import format_rate as _pct
 from .._text import visible
+
+if TYPE_CHECKING:
+    from ..repeats import Counts, RepeatsComparison, RepeatsReport
 
 REPORT_SCHEMA_VERSION = 2
 
@@ -118,7 +121,7 @@ def write_report(
     baseline: dict[str, Any] | None,
     llm_usage: dict[str, Any] | None,
     settings_header: str,
-    repeats: dict[str, Any] | None = None,
+    repeats: RepeatsReport | None = None,
 ) -> None:
     from .. import __version__
 
@@ -148,7 +151,7 @@ def summary_lines(
     baseline: dict[str, Any] | None,
     llm_usage: dict[str, Any] | None,
     messages: list[str],
-    repeats: dict[str, Any] | None = None,
+    repeats: RepeatsReport | None = None,
 ) -> list[str]:
     """The terminal summary: counts, expected failures on their own line, failure kinds,
     baseline comparison, repeats, LLM usage, then the gate messages."""
@@ -207,7 +210,7 @@ def repeat_records(records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 def repeats_summary(
     records: dict[str, dict[str, Any]], k: int | None, min_pass_hat_k: float | None
-) -> dict[str, Any] | None:
+) -> RepeatsReport | None:
     """:func:`~pytest_are_judge.repeats.repeats_report` of the session's runs (as the offline CLI)."""
     from ..repeats import repeats_report
 
@@ -215,8 +218,8 @@ def repeats_summary(
 
 
 def compare_repeat_baseline(
-    baseline_counts: dict[str, dict[str, int]], records: dict[str, dict[str, Any]], k: int
-) -> dict[str, Any]:
+    baseline_counts: dict[str, Counts], records: dict[str, dict[str, Any]], k: int
+) -> RepeatsComparison:
     """Per-scenario comparison with the baseline's repeat counts at the same ``k``."""
     from ..repeats import compare_repeats, records_from_counts
 
@@ -234,7 +237,7 @@ def _num(value: float | None) -> str:
 def junit_properties(
     sm: SessionSummary,
     baseline: dict[str, Any] | None,
-    repeats: dict[str, Any] | None,
+    repeats: RepeatsReport | None,
     llm_usage: dict[str, Any] | None,
 ) -> list[tuple[str, Any]]:
     """junit ``<testsuite>`` properties: counts, the gates, the baseline comparison, repeats, LLM usage."""
@@ -261,7 +264,7 @@ def junit_properties(
     return props
 
 
-def repeat_properties(repeats: dict[str, Any]) -> list[tuple[str, Any]]:
+def repeat_properties(repeats: RepeatsReport) -> list[tuple[str, Any]]:
     """junit suite properties: ``are_k``, overall and per-scenario pass@k / pass^k, the gate and
     the baseline comparison."""
     props: list[tuple[str, Any]] = [("are_k", "n/a" if repeats["k"] is None else repeats["k"])]
@@ -294,7 +297,7 @@ def visual_report(
     outcomes: dict[str, str],
     baseline: dict[str, Any] | None,
     summary: dict[str, Any],
-    repeats: dict[str, Any] | None,
+    repeats: RepeatsReport | None,
     settings_header: str,
 ) -> dict[str, Any]:
     """The report the HTML and Markdown renderers take: the session's records (sorted by node

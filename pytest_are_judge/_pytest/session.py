@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .._rate import format_rate as _pct
 from ..options import Settings
 from .settings import hf_label, settings
+
+if TYPE_CHECKING:
+    from ..repeats import Counts, RepeatsReport
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -46,8 +49,8 @@ class AreJudgeSession:
         """Failed tests of this session that are not scenario runs (test modules...)."""
         self.worker_usage: list[dict[str, Any]] = []
         self.baseline_verdicts: dict[str, str] | None = None
-        self.baseline_repeats: dict[str, dict[str, int]] | None = None
-        self.repeats: dict[str, Any] | None = None
+        self.baseline_repeats: dict[str, Counts] | None = None
+        self.repeats: RepeatsReport | None = None
         self.messages: list[str] = []
         self.written: list[str] = []
         self.summary: Any = None
