@@ -10,6 +10,9 @@ answers, in this order:
 4. :attr:`FakeLLMServer.responder`: a callable ``(request_json) -> str | Reply``
    (default: :data:`DEFAULT_ANSWER`).
 
+``{fence}`` in an answer is replaced by the call's code (see ``soft/prompts.py``): the fake
+model echoes it as a compliant model does; an answer without it plays a model that does not.
+
 litellm talks to it as to any OpenAI-compatible endpoint::
 
     with FakeLLMServer() as server:
@@ -20,6 +23,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
+import re
 import threading
 import time
 from collections import deque
@@ -30,9 +35,20 @@ from typing import Any
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-__all__ = ["DEFAULT_ANSWER", "FakeLLMServer", "Reply", "Responder", "last_user_message"]
+__all__ = ["DEFAULT_ANSWER", "FakeLLMServer", "Reply", "Responder", "fence_of", "last_user_message"]
 
-DEFAULT_ANSWER = "[[Success]]"
+DEFAULT_ANSWER = "[[Success]] {fence}"
+logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no access log lines on stderr
+_CODE = re.compile(r'fence="([0-9a-f]+)"|"code": "([0-9a-f]+)"')
+
+
+def fence_of(request_json: Mapping[str, Any]) -> str:
+    """The per-call code of a judge's request ("" if none)."""
+    for message in request_json.get("messages") or []:
+        m = _CODE.search(str(message.get("content", "")))
+        if m:
+            return m.group(1) or m.group(2)
+    return ""
 
 
 @dataclass(frozen=True)
@@ -166,7 +182,7 @@ class FakeLLMServer:
         if reply.status >= 400:
             error = {"message": reply.content or f"scripted error (HTTP {reply.status})", "type": "server_error"}
             return Response(json.dumps({"error": error}), status=reply.status, headers=headers)
-        content = reply.content or ""
+        content = (reply.content or "").replace("{fence}", fence_of(request_json))
         prompt = sum(len(str(m.get("content", "")).split()) for m in request_json.get("messages", []))
         payload = {
             "id": f"chatcmpl-fake-{next(self._ids)}",

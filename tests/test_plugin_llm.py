@@ -66,7 +66,7 @@ def _llm_args(endpoint: str, *extra: str) -> list[str]:
 
 def test_model_verdicts_decide_reworded_arguments(pytester: pytest.Pytester, run_pytest, server: FakeLLMServer) -> None:
     _setup(pytester)
-    server.set_rule("15:00", "Same meaning, same recipient. [[Success]]")
+    server.set_rule("15:00", "Same meaning, same recipient. [[Success]] {fence}")
     result = run_pytest(*_llm_args(server.base_url))
     result.assert_outcomes(passed=2)
     assert server.call_count >= 1  # the reworded run needed the model
@@ -75,7 +75,7 @@ def test_model_verdicts_decide_reworded_arguments(pytester: pytest.Pytester, run
     assert usage["calls"] == server.call_count
 
     server.reset()
-    server.set_rule("15:00", "The time differs. [[Failure]]")
+    server.set_rule("15:00", "The time differs. [[Failure]] {fence}")
     result = run_pytest(*_llm_args(server.base_url))
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*memo?reworded?*"])

@@ -34,9 +34,10 @@ from .checkers import (
     today_from,
 )
 from .engine import LLMEngine, run_sync
+from .guard import suspected_injection
 from .options import ModelSettings, SoftOptions, parse_options, resolve_model
-from .parsing import parse_subtask, parse_verdict
-from .prompts import VERDICT_SCHEMA, chat, prompt_version
+from .parsing import Parsed, parse_answer, parse_subtask
+from .prompts import VERDICT_SCHEMA, chat, fenced, new_fence, prompt_version
 
 T = TypeVar("T")
 
@@ -49,6 +50,10 @@ class CheckerResult:
     passed: bool | None
     rationale: str = ""
     error: str | None = None
+
+
+INJECTION_GUARD = "injection_guard"
+"""The checker name of a rejection by the pre-scan (:func:`~.guard.suspected_injection`)."""
 
 
 def _rationale(text: str, reason: str) -> str:
@@ -155,6 +160,14 @@ class SoftToolJudge:
     async def _check(self, req: SoftRequest) -> SoftVerdict:
         names = self.checkers_for(req.tool_name)
         ctx = self.context(req)
+        for arg, value in ctx.agent_args.items() if self.options.injection_guard else ():
+            why = suspected_injection(value)
+            if why is not None:  # agent text addressing the judge is never passed by an LLM
+                return SoftVerdict(
+                    False,
+                    rationale=f"suspected prompt injection in argument {arg!r}: {why}; not sent to the LLM",
+                    checker=INJECTION_GUARD,
+                )
         plan: list[tuple[str, CheckerResult | None]] = []
         for name in names:
             if name == "placeholder_checker":
@@ -268,11 +281,18 @@ class SoftToolJudge:
             if rec is not None:
                 return bool(rec["value"]["verdict"]), rec["value"].get("rationale", "")
             fmt = VERDICT_SCHEMA if self.options.structured else None
-            parsed, text, problems = await self.engine.ask(
-                messages, lambda t: p if (p := parse_verdict(t)).verdict is not None else None, response_format=fmt
-            )
+            code = new_fence()
+            structured = self.options.structured
+
+            def accept(text: str) -> Parsed | None:
+                p = parse_answer(text, code, structured=structured)
+                return p if p.verdict is not None or p.how == "contradictory" else None
+
+            parsed, text, problems = await self.engine.ask(fenced(messages, code), accept, response_format=fmt)
             if parsed is None:
                 return None, "; ".join(problems) or "no verdict"
+            if parsed.verdict is None:  # contradictory: an error, never a pass nor a fail (not cached)
+                return None, f"{parsed.reason}: {_rationale(text, '')}"
             why = _rationale(text, parsed.reason)
             if self.cache is not None:
                 self.cache.put(

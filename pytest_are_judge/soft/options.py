@@ -46,7 +46,10 @@ class SoftOptions(BaseModel):
     api_key: str | None = None
     """API key for the judge endpoint (else ``ARE_JUDGE_API_KEY``, else the provider's own env var)."""
     structured: bool = False
-    """Ask for a JSON verdict (``response_format`` JSON schema); marker parsing stays the fallback."""
+    """Ask for a JSON verdict (``response_format`` JSON schema) carrying the call's code."""
+    injection_guard: bool = True
+    """Reject agent text that addresses the judge without asking the model (:mod:`.guard`);
+    false only if your agents' legitimate texts trip it (the per-call code still applies)."""
     temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
     """Sampling temperature (None: the provider's default, as ARE)."""
     max_tokens: int | None = Field(default=None, ge=1)

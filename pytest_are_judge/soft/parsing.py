@@ -1,10 +1,14 @@
 """Strict, case-insensitive verdict parsing.  Only the model's final verdict counts.
 
 A verdict marker is a whole word in double square brackets, e.g. ``[[Success]]`` or
-``[[false]]``.  Unknown bracketed words (``[[User Name]]``) are ignored; of the recognised
-markers, the **last** one in the answer is the verdict, so an answer that quotes a marker
-and then concludes differently is read by its conclusion.  We only ever parse the model's
-answer, never the prompt, so agent text that imitates a marker cannot change the result.
+``[[false]]``; unknown bracketed words (``[[User Name]]``) are ignored.
+
+:func:`parse_answer` is what the judge uses: the verdict is read only from the answer's **last
+line**, which must be a marker followed by the call's code (``[[Failure]] 3fa9c1d2e7b4``); an
+answer holding both a pass and a fail marker is **contradictory** (inconclusive: an error,
+never a pass nor a fail); a JSON verdict counts only when a JSON answer was asked for, and
+only with the call's code.  Agent text cannot know the code, so a verdict it carries into the
+answer never counts.
 """
 
 from __future__ import annotations
@@ -82,6 +86,39 @@ def parse_verdict(text: str | None) -> Parsed:
         return js
     v = parse_markers(text)
     return Parsed(v, "marker" if v is not None else "", "")
+
+
+def _final_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip("*_`> \t") if lines else ""
+
+
+def parse_answer(text: str | None, code: str, *, structured: bool = False) -> Parsed:
+    """The verdict of an answer to a call with code ``code`` (see the module docstring).
+
+    ``Parsed.how`` is ``"marker"``/``"json"`` for a verdict, ``"contradictory"`` for an answer
+    with both verdicts, ``""`` when there is none in the required place."""
+    from .guard import strip_invisible
+
+    if not text:
+        return Parsed(None)
+    text = strip_invisible(text)
+    if structured:
+        js = parse_json_verdict(text)
+        if js is None:
+            return Parsed(None)
+        body = _FENCE.match(text.strip())
+        data = json.loads(body.group(1) if body else text.strip())
+        return js if str(data.get("code", "")).strip() == code else Parsed(None, "", "the answer's code is wrong")
+    words = {m.group(1).lower() for m in _MARKER.finditer(text)}
+    if words & PASS_WORDS and words & FAIL_WORDS:
+        return Parsed(None, "contradictory", "the answer holds both a pass and a fail verdict")
+    m = re.search(r"\[\[\s*([A-Za-z]+)\s*\]\]\s*[:#-]?\s*" + re.escape(code) + r"$", _final_line(text), re.I)
+    if m is None:
+        return Parsed(None)
+    word = m.group(1).lower()
+    verdict = True if word in PASS_WORDS else False if word in FAIL_WORDS else None
+    return Parsed(verdict, "marker" if verdict is not None else "")
 
 
 def parse_subtask(text: str | None) -> str | None:

@@ -1,9 +1,15 @@
 """Our prompt texts (``prompts/*.txt``), strict rendering and escaping of untrusted text.
 
-Agent-controlled values are escaped before they are put between our tags: ``&``, ``<`` and
-``>`` become HTML entities (so a value cannot close ``</agent_call>``), and double square
-brackets are broken apart (so a value cannot show a verdict marker such as ``[[Success]]``).
-Reference values and tasks get the same escaping so equal texts look equal.
+Agent-controlled values are neutralised before they are put between our tags: Unicode NFKC
+with format characters (zero-width spaces...) removed, so look-alikes become what they imitate;
+``&``, ``<`` and ``>`` become HTML entities (a value cannot close ``</agent_call>``, nor write
+the :data:`FENCE` placeholder); double square brackets are broken apart (a value cannot show a
+verdict marker such as ``[[Success]]``).  Reference values and tasks get the same escaping so
+equal texts look equal.
+
+Every call gets its own random code (:func:`fenced` replaces :data:`FENCE`): it marks the
+agent's data and must end the model's verdict line, so a verdict copied from agent text (which
+cannot know the code) never counts.  Cache keys are computed before the code is set.
 """
 
 from __future__ import annotations
@@ -12,12 +18,16 @@ import functools
 import hashlib
 import json
 import re
+import secrets
 import string
 from importlib import resources
 from typing import Any
 
 #: Bump when the meaning of a prompt changes (the content hash is appended automatically).
-PROMPT_SERIES = "1"
+PROMPT_SERIES = "2"
+
+FENCE = "<FENCE>"
+"""Placeholder of the per-call code in prompt texts; escaped text can never contain it."""
 
 _SECTION = re.compile(r"^--- ([a-z_ ]+) ---$", re.M)
 
@@ -59,7 +69,10 @@ def render(template: str, **values: str) -> str:
 
 def escape(text: Any) -> str:
     """Neutralise our tag and marker syntax inside untrusted text."""
+    from .guard import strip_invisible
+
     s = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False, default=str)
+    s = strip_invisible(s)
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     while "[[" in s or "]]" in s:
         s = s.replace("[[", "[ [").replace("]]", "] ]")
@@ -77,7 +90,7 @@ def security_note() -> str:
 
 STRUCTURED_SUFFIX = (
     '\n\nAnswer with one JSON object and nothing else: {"reason": "<one or two sentences>", '
-    '"verdict": "success" or "failure"}.'
+    '"verdict": "success" or "failure", "code": "' + FENCE + '"}.'
 )
 
 VERDICT_SCHEMA: dict[str, Any] = {
@@ -90,8 +103,9 @@ VERDICT_SCHEMA: dict[str, Any] = {
             "properties": {
                 "reason": {"type": "string"},
                 "verdict": {"type": "string", "enum": ["success", "failure"]},
+                "code": {"type": "string"},
             },
-            "required": ["reason", "verdict"],
+            "required": ["reason", "verdict", "code"],
             "additionalProperties": False,
         },
     },
@@ -102,3 +116,13 @@ def chat(system: str, user: str, *, structured: bool = False) -> list[dict[str, 
     if structured:
         user = user + STRUCTURED_SUFFIX
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def new_fence() -> str:
+    """A fresh per-call code: 12 hex digits, unguessable by the agent."""
+    return secrets.token_hex(6)
+
+
+def fenced(messages: list[dict[str, str]], code: str) -> list[dict[str, str]]:
+    """``messages`` with :data:`FENCE` replaced by ``code``."""
+    return [{**m, "content": m["content"].replace(FENCE, code)} for m in messages]
