@@ -386,3 +386,16 @@ def test_structured_output_is_requested_and_parsed(server):
     [v] = judge_for(server, structured=True, max_retries=0).check_many([req(agent={"end_location": "elsewhere"})])
     assert v.passed is None  # a JSON verdict with a wrong code does not count
     assert server.requests[0]["response_format"]["type"] == "json_schema"
+
+
+def test_a_subtask_answer_without_the_tag_falls_back_to_the_task_and_replays(server, tmp_path):
+    """The whole-task fallback is cached like any extraction: a rerun and replay-only make no call."""
+    server.responder = lambda r: "I cannot tell." if is_subtask_call(r) else "[[Success]] {fence}"
+    path = str(tmp_path / "c.jsonl")
+    edit = ("ContactsApp__edit_contact", {"updates": {"first_name": "Robert"}}, {"updates": {"first_name": "Bob"}})
+    [v] = judge_for(server, cache_path=path, max_retries=0).check_many([req(*edit, tasks=["rename Bob"])])
+    assert v.passed is True and "rename Bob" in last_user_message(server.requests[-1])
+    calls = server.call_count
+    assert judge_for(server, cache_path=path).check_many([req(*edit, tasks=["rename Bob"])])[0].passed is True
+    [replayed] = judge_for(server, cache_path=path, replay_only=True).check_many([req(*edit, tasks=["rename Bob"])])
+    assert replayed.passed is True and server.call_count == calls

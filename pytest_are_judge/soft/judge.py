@@ -333,8 +333,8 @@ class SoftToolJudge:
                     f"replay-only mode and no cached subtask (key {key[:12]}) in {self.options.cache_path}"
                 )
             found, _text, _problems = await self.engine.ask(messages, parse_subtask)
-            if found is None or not found:
-                return task  # no usable extraction: give the checkers the whole task instead
+            if not found:
+                found = task  # no usable extraction: the checkers get the whole task (cached too)
             if self.cache is not None:
                 self.cache.put(
                     key,
