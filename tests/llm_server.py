@@ -134,6 +134,8 @@ class FakeLLMServer:
         self._rules: list[tuple[str, Reply]] = []
         self._fail_remaining, self._fail_status = 0, 500
         self._requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []
+        """``time.monotonic()`` of each request's arrival."""
         self.in_flight = 0
         self.max_in_flight = 0
         """The most requests the server was answering at once."""
@@ -165,6 +167,7 @@ class FakeLLMServer:
         request_json = json.loads(request.get_data(as_text=True))
         with self._lock:
             self._requests.append(request_json)
+            self.arrivals.append(time.monotonic())
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:

@@ -12,7 +12,7 @@ import os
 import random
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -74,8 +74,71 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+MAX_RETRY_AFTER = 60.0
+"""The longest ``Retry-After`` honoured (seconds); a longer one is an error, not a hang."""
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds a rate-limited or unavailable server asked us to wait (``Retry-After``), if any."""
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(str(value))
+        except (TypeError, ValueError):
+            return None
+        import datetime as _dt
+
+        return max(0.0, (when - _dt.datetime.now(_dt.UTC)).total_seconds())
+
+
+class _ProcessLimit:
+    """Requests in flight in the whole process (per event loop; the sync bridge uses one loop):
+    at most the largest ``concurrency`` among the judges that are calling models right now."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.active: dict[int, list[int]] = {}  # judge engine id -> [concurrency, requests waiting or in flight]
+        self.cond = asyncio.Condition()
+
+    def limit(self) -> int:
+        return max((c for c, _n in self.active.values()), default=1)
+
+    @contextlib.asynccontextmanager
+    async def slot(self, engine: int, wanted: int) -> AsyncIterator[None]:
+        async with self.cond:
+            self.active.setdefault(engine, [wanted, 0])[1] += 1
+            await self.cond.wait_for(lambda: self.in_flight < self.limit())
+            self.in_flight += 1
+        try:
+            yield
+        finally:
+            async with self.cond:
+                self.in_flight -= 1
+                entry = self.active[engine]
+                entry[1] -= 1
+                if not entry[1]:
+                    del self.active[engine]
+                self.cond.notify_all()
+
+
+_PROCESS_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _ProcessLimit] = weakref.WeakKeyDictionary()
+
+
 class LLMEngine:
-    """Sends chat messages to the judge model and returns the answer text."""
+    """Sends chat messages to the judge model and returns the answer text.
+
+    Requests in flight are bounded twice: by this judge's ``concurrency``, and for the whole
+    process by the largest ``concurrency`` among the judges calling models at that moment (two
+    judges at 4 each never have more than 4 requests in flight together)."""
 
     def __init__(self, settings: ModelSettings, options: SoftOptions) -> None:
         self.settings = settings
@@ -90,6 +153,13 @@ class LLMEngine:
         if sem is None:
             sem = self._sems[loop] = asyncio.Semaphore(self.options.concurrency)
         return sem
+
+    def process_slot(self) -> contextlib.AbstractAsyncContextManager[None]:
+        loop = asyncio.get_running_loop()
+        limit = _PROCESS_LIMITS.get(loop)
+        if limit is None:
+            limit = _PROCESS_LIMITS[loop] = _ProcessLimit()
+        return limit.slot(id(self), self.options.concurrency)
 
     async def _once(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None) -> Answer:
         litellm = _import_litellm()
@@ -113,7 +183,7 @@ class LLMEngine:
             kw["response_format"] = response_format
             kw["drop_params"] = True  # a provider without structured output falls back to markers
         kw.update(o.extra_params)
-        async with self.semaphore():
+        async with self.semaphore(), self.process_slot():
             # litellm's own timeout is per request; the outer wait_for also bounds connection set-up.
             resp = await asyncio.wait_for(litellm.acompletion(**kw), timeout=o.timeout + 5)
         try:
@@ -153,9 +223,11 @@ class LLMEngine:
         problems: list[str] = []
         last_text = ""
         attempts = 1 + self.options.max_retries
+        wait: float | None = None
         for attempt in range(attempts):
             if attempt:
-                await asyncio.sleep(self._delay(attempt - 1))
+                await asyncio.sleep(self._delay(attempt - 1) if wait is None else wait)
+                wait = None
             try:
                 ans = await self._once(messages, response_format)
             except asyncio.CancelledError:
@@ -167,6 +239,10 @@ class LLMEngine:
                 problems.append(f"attempt {attempt + 1}: {msg}")
                 usage.record(errors=1)
                 if _non_retryable(exc):
+                    raise LLMCallError("; ".join(problems)) from None
+                wait = retry_after(exc)
+                if wait is not None and wait > MAX_RETRY_AFTER:
+                    problems.append(f"the server asked to retry after {wait:g} s (more than {MAX_RETRY_AFTER:g} s)")
                     raise LLMCallError("; ".join(problems)) from None
                 if attempt == attempts - 1:
                     raise LLMCallError("; ".join(problems)) from None

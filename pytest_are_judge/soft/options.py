@@ -32,7 +32,7 @@ class SoftOptions(BaseModel):
     """JSONL verdict cache file (shared between processes, reusable in CI)."""
     replay_only: bool = False
     """Never call a model: a cache miss is an error (``judge_unavailable``).  Needs ``cache_path``."""
-    concurrency: int = Field(default=8, ge=1, le=1024)
+    concurrency: int = Field(default=16, ge=1, le=1024)
     """Maximum number of model calls in flight at once (per process)."""
     max_retries: int = Field(default=3, ge=0, le=20)
     """Extra attempts after a failed call or an answer without a verdict."""
