@@ -101,18 +101,16 @@ def test_first_failing_checker_in_registry_order_decides(server):
     server.responder = lambda r: (
         "[[Failure]] {fence}" if "text an AI assistant wrote" in r["messages"][0]["content"] else "[[Success]] {fence}"
     )
-    j = judge_for(server)
-    [v] = j.check_many(
-        [
-            req(
-                "EmailClientV2__send_email",
-                {"subject": "Hi", "content": "hey u"},
-                {"subject": "Hello", "content": "Hello Bob"},
-            )
-        ]
+    email = req(
+        "EmailClientV2__send_email", {"subject": "Hi", "content": "hey u"}, {"subject": "Hello", "content": "Hello Bob"}
     )
+    [v] = judge_for(server).check_many([email])
     assert v.passed is False and v.checker == "tone_checker"
-    assert server.call_count == 3  # signature, tone and email ran concurrently; no subtask needed
+    assert server.call_count == 2  # ARE's order: signature, then tone; email is never asked
+    server.reset()
+    [ahead] = judge_for(server, speculate=True, memory_cache=False).check_many([email])
+    assert ahead.passed is False and ahead.checker == "tone_checker"  # the same verdict
+    assert server.call_count == 3  # signature, tone and email asked at once
 
 
 def test_placeholder_checker_rejects_without_any_call(server):

@@ -138,7 +138,12 @@ class JudgeSession:
             soft_judge=judge.soft_judge,
             definition=scenario.event_by_id(),
             log=self.raw_events,
-            prefetch=bool(getattr(judge._soft_judge, "prefetch", False)),
+            prefetch=self.soft_mode == "llm"
+            and bool(
+                getattr(judge._soft_judge, "prefetch", False)
+                if judge._soft_judge is not None
+                else self.config.llm_options.get("speculate", False)
+            ),
         )
 
     # -------------------------------------------------------------- plumbing

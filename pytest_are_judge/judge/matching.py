@@ -128,8 +128,9 @@ class PairEval:
     detail: RejectDetail | None = None
     soft: SoftRequest | None = None
     """Set while an LLM verdict is still needed."""
-    raised: CheckerRaised | None = None
-    """A checker raised on this pair (searches beyond ARE's order keep it to raise in order)."""
+    raised: CheckerRaised | JudgeUnavailableError | None = None
+    """A checker raised, or the LLM could not decide, on this pair (searches beyond ARE's order
+    keep it to raise in order)."""
 
 
 class TurnMatcher:
@@ -360,7 +361,10 @@ class TurnMatcher:
             if a in oracle_args or a in agent_args
         ]
 
-    def decide_soft(self, pending: list[PairEval]) -> None:
+    def decide_soft(self, pending: list[PairEval], *, ahead: bool = False) -> None:
+        """Ask the soft judge about ``pending`` pairs.  A judge that cannot decide raises, unless
+        the pairs were asked ``ahead`` of ARE's order: the error is then kept on the pair and
+        raised only if the matcher reaches it (an extra call cannot turn a pass into an error)."""
         reqs = [p.soft for p in pending if p.soft is not None]
         if not reqs:
             return
@@ -368,15 +372,21 @@ class TurnMatcher:
         for p, v in zip([p for p in pending if p.soft is not None], verdicts):
             req = p.soft
             assert req is not None and p.detail is not None
+            error: JudgeUnavailableError | None = None
             if v.error is not None:
-                raise JudgeUnavailableError(
+                error = JudgeUnavailableError(
                     f"LLM judge unavailable for {req.tool_name} ({req.oracle_event_id} vs {req.agent_event_id}): {v.error}"
                 )
-            if v.passed is None:
-                raise JudgeUnavailableError(
+            elif v.passed is None:
+                error = JudgeUnavailableError(
                     f"LLM judge was inconclusive for {req.tool_name} ({req.oracle_event_id} vs {req.agent_event_id}): {v.rationale}",
                     kind="inconclusive",
                 )
+            if error is not None:
+                if not ahead:
+                    raise error
+                p.raised, p.soft = error, None
+                continue
             for a in req.llm_args:
                 p.detail.args.append(
                     ArgCheck(
@@ -417,7 +427,24 @@ class TurnMatcher:
         return None
 
     # --------------------------------------------------------------- greedy
+    def ask_ahead(self) -> None:
+        """Speculation (``llm_options.speculate``): the soft checks of every hard-passing
+        candidate of the turn, asked at once so that the answers are in the soft judge's cache
+        when ARE's order reaches them.  Nothing is decided here; errors are left for later."""
+        pending: list[PairEval] = []
+        for step in self.steps:
+            if step.event_type != EventType.AGENT or self.placeholder_refs(step):
+                continue  # a placeholder's value depends on earlier matches
+            resolved = self.resolve_args(step)
+            for i in self.candidates(step):
+                pe = self.evaluate_or_reject(step, i, resolved)
+                if pe.soft is not None:
+                    pending.append(pe)
+        self.decide_soft(pending, ahead=True)
+
     def greedy(self) -> Failure | None:
+        if self.s.prefetch:
+            self.ask_ahead()
         for step in self.steps:
             if step.event_type in (EventType.ENV, EventType.USER):
                 i = self.match_env(step)
@@ -444,7 +471,7 @@ class TurnMatcher:
             cands = list(cands)
             for i in cands:
                 evals[i] = self.evaluate_or_reject(step, i, resolved)
-            self.decide_soft([e for e in evals.values() if e.soft is not None])
+            self.decide_soft([e for e in evals.values() if e.soft is not None], ahead=True)
         for i in cands:
             pe = evals.get(i)
             if pe is None:

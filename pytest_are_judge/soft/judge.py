@@ -71,8 +71,10 @@ class SoftToolJudge:
     Construction is cheap and offline: litellm is imported at the first model call.
     """
 
-    prefetch = True
-    """Ask the engine for every hard-passing candidate of an oracle event in one batch."""
+    @property
+    def prefetch(self) -> bool:
+        """Ask ahead for every hard-passing candidate of a turn (``llm_options.speculate``)."""
+        return self.options.speculate
 
     def __init__(
         self,
@@ -180,15 +182,26 @@ class SoftToolJudge:
             else:
                 plan.append((name, None))
         subtask: asyncio.Future[str] | None = None
-        if any(r is None and CHECKERS[n].needs_subtask for n, r in plan):
-            subtask = asyncio.ensure_future(self._subtask(req, ctx))
-        pending = [self._run_checker(n, ctx, subtask) for n, r in plan if r is None]
-        try:
-            done = iter(await asyncio.gather(*pending))
-        finally:
-            if subtask is not None and not subtask.done():
-                subtask.cancel()
-        results = [r if r is not None else next(done) for _, r in plan]
+        if self.options.speculate:  # every checker at once; read below in ARE's order
+            if any(r is None and CHECKERS[n].needs_subtask for n, r in plan):
+                subtask = asyncio.ensure_future(self._subtask(req, ctx))
+            pending = [self._run_checker(n, ctx, subtask) for n, r in plan if r is None]
+            try:
+                done = iter(await asyncio.gather(*pending))
+            finally:
+                if subtask is not None and not subtask.done():
+                    subtask.cancel()
+            results = [r if r is not None else next(done) for _, r in plan]
+        else:  # ARE's order: one checker after the other, none after the first that does not pass
+            results = []
+            for n, r in plan:
+                if r is None:
+                    if CHECKERS[n].needs_subtask and subtask is None:
+                        subtask = asyncio.ensure_future(self._subtask(req, ctx))
+                    r = await self._run_checker(n, ctx, subtask)
+                results.append(r)
+                if r.error is not None or r.passed is not True:
+                    break
         for r in results:
             if r.error is not None:
                 return SoftVerdict(None, rationale=r.rationale, checker=r.name, error=f"{r.name}: {r.error}")
