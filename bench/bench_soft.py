@@ -50,6 +50,31 @@ def requests(n: int) -> list[SoftRequest]:
     ]
 
 
+def one_turn_run(n: int):
+    """One turn: the user asks for n rides; the agent orders them, worded differently."""
+    from builders import run, scenario
+
+    rides = [
+        {
+            "id": f"ride{i}",
+            "tool": "CabApp.order_ride",
+            "args": {"start_location": "Home", "end_location": f"Office {i}", "service_type": "Default"},
+            "after": ["user_msg"],
+            "delay": 0.5,
+        }
+        for i in range(n)
+    ]
+    agent = [
+        {
+            "tool": "CabApp.order_ride",
+            "args": {"start_location": "home", "end_location": f"office number {i}", "service_type": "Default"},
+            "time": 1.1 + i / 100,
+        }
+        for i in range(n)
+    ]
+    return run(scenario(rides), agent)
+
+
 def cfg(server: FakeLLMServer, **opts) -> GraphPerEventJudgeConfig:
     return GraphPerEventJudgeConfig(
         llm=True, judge_provider="openai", judge_endpoint=server.base_url, judge_model="judge", llm_options=opts
@@ -74,7 +99,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--latency", type=float, default=0.2)
-    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--concurrency", type=int, default=None, help="default: llm_options' default")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     reqs = requests(a.n)
@@ -90,18 +115,20 @@ def main() -> None:
                 lambda: build_soft_judge(cfg(server, concurrency=1, memory_cache=False)).check_many(reqs),
             )
         )
+        conc = {"concurrency": a.concurrency} if a.concurrency else {}
+        label = f"concurrency {a.concurrency}" if a.concurrency else "default concurrency"
         rows.append(
             timed(
                 server,
-                f"concurrent (concurrency {a.concurrency}), {a.n} checks",
-                lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs),
+                f"concurrent ({label}), {a.n} checks",
+                lambda: build_soft_judge(cfg(server, cache_path=cache, **conc)).check_many(reqs),
             )
         )
         rows.append(
             timed(
                 server,
                 "rerun on the warm disk cache",
-                lambda: build_soft_judge(cfg(server, concurrency=a.concurrency, cache_path=cache)).check_many(reqs),
+                lambda: build_soft_judge(cfg(server, cache_path=cache, **conc)).check_many(reqs),
             )
         )
         rows.append(
@@ -125,8 +152,22 @@ def main() -> None:
                     lambda: [judge.judge_run(run) for _ in range(a.n)],
                 )
             )
-    seq, conc = rows[0]["seconds"], rows[1]["seconds"]
-    print(f"speed-up concurrent vs sequential: {seq / conc:.1f}x")
+        # one run, one turn, 20 rides whose destinations the LLM must judge
+        rides = one_turn_run(20)
+        for spec in (False, True):
+            rows.append(
+                timed(
+                    server,
+                    f"one run, 20 soft-checked rides, speculate={spec}",
+                    lambda spec=spec: [
+                        GraphPerEventJudge(cfg(server, speculate=spec, memory_cache=True)).judge_run(rides)
+                    ],
+                )
+            )
+    seq, conc_s = rows[0]["seconds"], rows[1]["seconds"]
+    print(f"speed-up concurrent vs sequential: {seq / conc_s:.1f}x")
+    plain, ahead = rows[-2]["seconds"], rows[-1]["seconds"]
+    print(f"speed-up of speculation within one run: {plain / ahead:.1f}x")
     if a.json:
         print(json.dumps(rows, indent=1))
 

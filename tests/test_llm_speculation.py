@@ -90,8 +90,15 @@ def test_speculation_gives_the_same_verdict_and_matches_in_fewer_round_trips(ser
     ahead = judge(server, speculate=True).judge_run(RUN)
     assert ahead.success == plain.success is True
     assert ahead.agent_event_id_to_oracle_event_id == plain.agent_event_id_to_oracle_event_id
-    assert server.call_count == 4  # every hard-passing pair of the turn, asked at once
-    assert server.max_in_flight == 4
+    # guessed ahead, at once: to_airport-a_hotel and to_hotel-a_airport (both wrong guesses);
+    # then ARE's order asks to_airport-a_airport and to_hotel-a_hotel
+    assert server.call_count == 4 and server.max_in_flight == 2
+
+
+def test_when_the_guesses_are_right_a_turn_costs_one_round_trip(server) -> None:
+    in_order = run(SC, [agent_ride(1.2, "a_airport", "CDG airport"), agent_ride(1.3, "a_hotel", "Hotel Lutetia")])
+    j = judge(server, speculate=True).judge_run(in_order)
+    assert j.success and server.call_count == 2 and server.max_in_flight == 2
 
 
 def test_a_failing_extra_call_cannot_change_the_verdict(server) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +119,7 @@ class MatchContext:
     log: list[Event]
     """The agent's whole log, reads included."""
     prefetch: bool = False
-    """Ask the soft judge about every candidate of a step at once."""
+    """Speculation: ask the soft judge ahead about the pairs greedy matching will likely try."""
 
 
 @dataclass(eq=False)
@@ -428,18 +428,26 @@ class TurnMatcher:
 
     # --------------------------------------------------------------- greedy
     def ask_ahead(self) -> None:
-        """Speculation (``llm_options.speculate``): the soft checks of every hard-passing
-        candidate of the turn, asked at once so that the answers are in the soft judge's cache
-        when ARE's order reaches them.  Nothing is decided here; errors are left for later."""
+        """Speculation (``llm_options.speculate``): guess the greedy assignment of the turn (each
+        oracle event takes its first hard-passing candidate that an earlier one did not take) and
+        ask the soft checks of all the guessed pairs at once, so that their answers are in the
+        soft judge's cache when ARE's order reaches them.  At most one call per oracle event
+        ahead; nothing is decided here, and errors are left for the matcher to meet (or not)."""
         pending: list[PairEval] = []
+        taken: set[int] = set()
         for step in self.steps:
             if step.event_type != EventType.AGENT or self.placeholder_refs(step):
                 continue  # a placeholder's value depends on earlier matches
             resolved = self.resolve_args(step)
             for i in self.candidates(step):
+                if i in taken:
+                    continue
                 pe = self.evaluate_or_reject(step, i, resolved)
-                if pe.soft is not None:
-                    pending.append(pe)
+                if pe.accepted or pe.soft is not None:
+                    taken.add(i)
+                    if pe.soft is not None:
+                        pending.append(pe)
+                    break
         self.decide_soft(pending, ahead=True)
 
     def greedy(self) -> Failure | None:
@@ -465,21 +473,10 @@ class TurnMatcher:
         resolved = self.resolve_args(step)
         self.s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=self.s.source)
         evals: dict[int, PairEval] = {}
-        prefetch = self.s.prefetch
-        cands: Iterable[int] = self.candidates(step)
-        if prefetch:
-            cands = list(cands)
-            for i in cands:
-                evals[i] = self.evaluate_or_reject(step, i, resolved)
-            self.decide_soft([e for e in evals.values() if e.soft is not None], ahead=True)
-        for i in cands:
-            pe = evals.get(i)
-            if pe is None:
-                pe = evals[i] = self.evaluate(step, i, resolved)
-                if pe.soft is not None:
-                    self.decide_soft([pe])
-            if pe.raised is not None:
-                raise pe.raised  # asked ahead; ARE's order has reached it
+        for i in self.candidates(step):
+            pe = evals[i] = self.evaluate(step, i, resolved)
+            if pe.soft is not None:
+                self.decide_soft([pe])  # asked ahead (speculation): answered from the cache
             if pe.accepted and not self.causality(step, i):
                 self.state.assign(i, step.event_id, pe.detail.time if pe.detail else None)
                 return None

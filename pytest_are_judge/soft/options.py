@@ -48,11 +48,12 @@ class SoftOptions(BaseModel):
     structured: bool = False
     """Ask for a JSON verdict (``response_format`` JSON schema) carrying the call's code."""
     speculate: bool = False
-    """Ask ahead, concurrently: every hard-passing candidate of a turn and every soft checker of a
-    pair at once, so a turn costs about one round-trip.  Verdicts are those of ARE's order (the
-    matcher still decides in that order; answers asked ahead are cached, and an error on a call
-    ARE's order never reaches changes nothing), at the price of calls ARE would not make.  Off:
-    only the calls ARE's order needs, one after the other."""
+    """Ask ahead, concurrently: the pairs of a turn that greedy matching will most likely try
+    (one per oracle event) and every soft checker of a pair at once, so that a turn whose guesses
+    are right costs one round-trip.  Verdicts are those of ARE's order (the matcher still decides
+    in that order from cached answers, and an error on a call ARE's order never reaches changes
+    nothing), at the price of calls ARE would not make when a guess is wrong.  Off: only the
+    calls ARE's order needs, one after the other."""
     injection_guard: bool = True
     """Reject agent text that addresses the judge without asking the model (:mod:`.guard`);
     false only if your agents' legitimate texts trip it (the per-call code still applies)."""
