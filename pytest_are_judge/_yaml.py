@@ -209,7 +209,8 @@ def _plain(node: Any) -> Any:
 
 
 def _build(node: Any, memo: dict[int, Any]) -> Any:
-    """Plain data straight from the node tree (aliases share one object, as with PyYAML)."""
+    """Plain data straight from the node tree (aliases share one object, as with PyYAML); a
+    duplicate key is an error."""
     key = id(node)
     if key in memo:
         return memo[key]
@@ -231,7 +232,10 @@ def _build(node: Any, memo: dict[int, Any]) -> Any:
         for key_node, value_node in node.value:
             if type(key_node) is not _state["scalar"] or key_node.tag not in _PLAIN_SCALARS or key_node.value == "<<":
                 raise _Fallback  # merge keys, complex keys: PyYAML's rules and errors
-            mapping[_build(key_node, memo)] = _build(value_node, memo)
+            k = _build(key_node, memo)
+            if k in mapping:
+                _check_duplicate_keys(node)  # the error names both lines
+            mapping[k] = _build(value_node, memo)
         return mapping
     raise _Fallback
 
@@ -247,10 +251,15 @@ def load_yaml(text: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_nodes(node)
+        # without an anchor there is no alias: no cycle, no expansion, and _build finds duplicate keys
+        checked = "&" in text
+        if checked:
+            _check_nodes(node)
         try:
             return _build(node, {})
         except _Fallback:
+            if not checked:
+                _check_nodes(node)
             return loader.construct_document(node)
     finally:
         loader.dispose()
