@@ -71,13 +71,20 @@ class GraphPerEventJudge:
     def plan(self, scenario: Scenario) -> OraclePlan:
         return build_plan(scenario, self.registry_keys)
 
-    def session(self, scenario: Scenario, *, run_id: str = "run", source: str | None = None) -> JudgeSession:
-        return JudgeSession(self, scenario, run_id=run_id, source=source)
+    def session(
+        self, scenario: Scenario, *, run_id: str = "run", source: str | None = None, timestamps: bool = True
+    ) -> JudgeSession:
+        return JudgeSession(self, scenario, run_id=run_id, source=source, timestamps=timestamps)
 
     def judge_run(self, run: Run) -> Judgment:
         """Offline: judge a whole run, turn by turn, stopping at the first failing turn."""
         try:
-            sess = self.session(run.scenario, run_id=run.run_id, source=run.source)
+            sess = self.session(
+                run.scenario,
+                run_id=run.run_id,
+                source=run.source,
+                timestamps=run.metadata.get("timestamps") is not False,
+            )
         except InputError as exc:
             return Judgment.for_input_error(
                 exc, scenario_id=run.scenario.scenario_id, run_id=run.run_id, source=run.source
@@ -103,7 +110,15 @@ class JudgeSession:
     event as it happens; a turn is judged when the agent's message closing it arrives, so a
     harness can stop a failing episode early (``stopped``)."""
 
-    def __init__(self, judge: GraphPerEventJudge, scenario: Scenario, *, run_id: str, source: str | None) -> None:
+    def __init__(
+        self,
+        judge: GraphPerEventJudge,
+        scenario: Scenario,
+        *,
+        run_id: str,
+        source: str | None,
+        timestamps: bool = True,
+    ) -> None:
         self.judge = judge
         self.config = judge.config
         self.tool_judge = judge.tool_judge
@@ -138,6 +153,7 @@ class JudgeSession:
             soft_judge=judge.soft_judge,
             definition=scenario.event_by_id(),
             log=self.raw_events,
+            timestamps=timestamps,
             prefetch=self.soft_mode == "llm"
             and bool(
                 getattr(judge._soft_judge, "prefetch", False)
@@ -285,9 +301,15 @@ class JudgeSession:
             nb_turns=self.plan.nb_turns,
             turns_judged=self.turn_idx + 1,
             matching=self.config.matching,
-            notes=list(self.notes),
+            notes=list(self.notes) + self._time_note(),
             trace=build_trace(self),
         )
+
+    def _time_note(self) -> list[str]:
+        skipped = sorted(self.match_context.time_not_checked)
+        if not skipped:
+            return []
+        return [f"time not checked ({', '.join(skipped)}): the agent log has no timestamps"]
 
     def _judge_turn(self, k: int, agent_turn: list[Event]) -> Failure | None:
         base, end = self.state.add_events(agent_turn)

@@ -120,6 +120,10 @@ class MatchContext:
     """The agent's whole log, reads included."""
     prefetch: bool = False
     """Speculation: ask the soft judge ahead about the pairs greedy matching will likely try."""
+    timestamps: bool = True
+    """False for an agent log without times: time windows are reported as not checked."""
+    time_not_checked: set[str] = field(default_factory=set)
+    """Oracle events whose time window could not be checked (no timestamps)."""
 
 
 @dataclass(eq=False)
@@ -270,6 +274,9 @@ class TurnMatcher:
             pre=cfg.pre_event_tolerance_seconds,
             post=cfg.post_event_tolerance_seconds,
         )
+        if not s.timestamps and tc.mode != "skipped":
+            s.time_not_checked.add(step.event_id)
+            tc = TimeCheck("not_checked", tc.comparator, tc.actual, tc.expected, tc.low, tc.high, True, "no timestamps")
         entry = s.tool_judge.entry_for(step.tool_name, event_id=step.event_id, source=s.source)
         params = s.params_for(step)
 

@@ -102,6 +102,9 @@ class NativeRun(_Strict):
     expect: Literal["pass", "fail"] = Field(default="pass", description="fail: a known-bad run, reported as xfail")
     events: list[NativeAgentEvent] | None = None
     file: str | None = Field(default=None, description="a JSON/JSONL file of agent events, relative to this file")
+    format: Literal["native", "openai_chat", "openai_responses", "anthropic", "langchain", "otel"] | None = Field(
+        default=None, description="the format of 'file' (default: detected)"
+    )
     run_number: Count | None = None
 
 
@@ -123,6 +126,10 @@ class ScenarioFile(_Strict):
     judge_config: dict[str, Any] | None = None
     events: list[NativeEvent]
     runs: list[NativeRun] = Field(default_factory=list)
+    tool_map: dict[str, Any] | None = Field(
+        default=None,
+        description="agent tool name -> 'App.function' or {tool: 'App.function', args: {agent arg: oracle arg}}",
+    )
 
 
 _ETYPES = {t: EventType(t.upper()) for t in ("agent", "user", "env", "AGENT", "USER", "ENV")}
@@ -262,10 +269,10 @@ def read_native(data: dict[str, Any], *, file: str, allow_outside: bool = False)
                     file=file,
                     field=f"runs.{r.id}.file",
                 )
-            items = read_agent_log(log)
+            items, fmt, timed = _read_run_file(log, r.format, doc, scenario)
             src = str(log)
         else:
-            items = r.events or []
+            items, fmt, timed = r.events or [], "native", True
             src = file
         runs.append(
             Run.model_validate(
@@ -276,7 +283,7 @@ def read_native(data: dict[str, Any], *, file: str, allow_outside: bool = False)
                     "source": src,
                     "run_number": r.run_number,
                     "expected": "fail" if r.expect == "fail" else None,
-                    "metadata": {"format": "native", "scenario_file": file},
+                    "metadata": {"format": fmt, "scenario_file": file, "timestamps": timed},
                 }
             )
         )
@@ -290,8 +297,31 @@ def _inside(path: Path, folder: Path) -> bool:
         return False
 
 
-def read_agent_log(path: Path) -> list[NativeAgentEvent]:
-    data = read_document(path)
+def _is_native_log(data: Any) -> bool:
+    if isinstance(data, dict) and "events" in data:
+        data = data["events"]
+    return isinstance(data, list) and all(isinstance(e, dict) and "tool" in e for e in data)
+
+
+def _read_run_file(
+    log: Path, fmt: str | None, doc: ScenarioFile, scenario: Scenario
+) -> tuple[list[NativeAgentEvent], str, bool]:
+    """A run's agent log: native events, or a log in another format (:mod:`.adapters`)."""
+    from . import adapters
+
+    data = read_document(log)
+    if fmt == "native" or (fmt is None and _is_native_log(data)):
+        return read_agent_log(log, data), "native", True
+    tool_map = adapters.check_tool_map(doc.tool_map, file=scenario.source or "")
+    user_ids = [e.event_id for e in scenario.events if e.event_type == EventType.USER]
+    dicts, timed = adapters.read_log(
+        data, file=str(log), fmt=fmt, tool_map=tool_map, start_time=doc.start_time, user_ids=user_ids
+    )
+    return read_agent_log(log, dicts), fmt or adapters.detect(data) or "", timed
+
+
+def read_agent_log(path: Path, data: Any = None) -> list[NativeAgentEvent]:
+    data = read_document(path) if data is None else data
     if isinstance(data, dict) and "events" in data:
         data = data["events"]
     if not isinstance(data, list):
