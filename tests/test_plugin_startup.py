@@ -23,8 +23,21 @@ def _imported(stderr: str) -> set[str]:
 
 def _run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    # only our plugin: other installed plugins (langsmith's imports pydantic) must not mask it
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pytest", "-p", "no:cacheprovider", *args],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "pytest",
+            "-p",
+            "pytest_are_judge.plugin",
+            "-p",
+            "no:cacheprovider",
+            *args,
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checkers._optypes import infer_operation_type
 from ..checkers._signatures import app_tools, known_app, signature, suggest_tool
 from ..errors import InputError
 from ..model import AUI_SEND_TO_USER, Event, EventType, OperationType, OracleEvent, Scenario, TimeComparator, ToolCall
 from .events import judged_events, kept
-from .optypes import infer_operation_type
 
 
 @dataclass(eq=False, slots=True)
@@ -176,7 +176,7 @@ def simulated_call(action: ToolCall, registry: frozenset[str], *, fill: bool) ->
     """The arguments and operation type of ``action`` as ARE's simulation would record the call:
     with ``fill``, every parameter of the tool's ARE signature in signature order (defaults for
     those the definition omits); the operation type from the definition, else the signature,
-    else :func:`~.optypes.infer_operation_type`."""
+    else :func:`~..checkers._optypes.infer_operation_type`."""
     sig = signature(action.app_class or action.app, action.function)
     args = sig.with_defaults(action.args) if fill and sig is not None else action.args
     op = action.operation_type

@@ -395,6 +395,7 @@ def read_log(
     tool_map: dict[str, Any] | None = None,
     start_time: float = 0.0,
     user_ids: list[str] | None = None,
+    apps: dict[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], bool]:
     """Native agent events (mappings) of a log in one of :data:`FORMATS`, and whether the log has
     times.  The k-th user message takes the id of the scenario's k-th user event (``user_ids``:
@@ -412,7 +413,7 @@ def read_log(
             raise
         raise InputError(f"not a valid {fmt} log: {type(exc).__name__}: {exc}", file=file) from None
     timed = bool(steps) and all(s.get("time") is not None for s in steps)
-    events = _events(steps, tool_map or {}, timed=timed, start_time=start_time, file=file)
+    events = _events(steps, tool_map or {}, timed=timed, start_time=start_time, file=file, apps=apps or {})
     users = iter(user_ids or [])
     for ev in events:
         if ev.get("type") == "user":
@@ -420,8 +421,20 @@ def read_log(
     return events, timed
 
 
+def operation(tool: str, apps: dict[str, str]) -> str:
+    """``read`` or ``write`` for ``App.function``: ARE's signatures, else the name rule."""
+    from ..checkers._optypes import infer_operation_type
+    from ..checkers._signatures import signature
+
+    app, fn = tool.split(".", 1)
+    sig = signature(apps.get(app, app), fn)
+    if sig is not None and sig.operation_type:
+        return sig.operation_type.lower()
+    return infer_operation_type(f"{apps.get(app, app)}__{fn}", fn, frozenset()).value.lower()
+
+
 def _events(
-    steps: Iterable[Step], tool_map: dict[str, Any], *, timed: bool, start_time: float, file: str
+    steps: Iterable[Step], tool_map: dict[str, Any], *, timed: bool, start_time: float, file: str, apps: dict[str, str]
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for n, s in enumerate(steps):
@@ -438,7 +451,13 @@ def _events(
             if not isinstance(name, str) or not name:
                 raise InputError("a tool call without a tool name", file=file, event_id=s.get("id"))
             tool, args = map_tool(name, s.get("args") or {}, tool_map)
-            ev: dict[str, Any] = {"id": str(s.get("id") or f"call_{n}"), "tool": tool, "args": args, "time": t}
+            ev: dict[str, Any] = {
+                "id": str(s.get("id") or f"call_{n}"),
+                "tool": tool,
+                "args": args,
+                "time": t,
+                "operation": operation(tool, apps),
+            }
             if s.get("result") is not None:
                 ev["returns"] = s["result"]
             if s.get("error"):

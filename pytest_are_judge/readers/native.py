@@ -315,7 +315,13 @@ def _read_run_file(
     tool_map = adapters.check_tool_map(doc.tool_map, file=scenario.source or "")
     user_ids = [e.event_id for e in scenario.events if e.event_type == EventType.USER]
     dicts, timed = adapters.read_log(
-        data, file=str(log), fmt=fmt, tool_map=tool_map, start_time=doc.start_time, user_ids=user_ids
+        data,
+        file=str(log),
+        fmt=fmt,
+        tool_map=tool_map,
+        start_time=doc.start_time,
+        user_ids=user_ids,
+        apps={AUI_APP: AUI_APP, **doc.apps},
     )
     return read_agent_log(log, dicts), fmt or adapters.detect(data) or "", timed
 
