@@ -177,7 +177,7 @@ def test_a_bad_log_is_an_input_error_naming_the_file(log: Any, why: str) -> None
 
 
 def test_a_bad_tool_map_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="is not 'App.function'"):
+    with pytest.raises(InputError, match=r"is not 'App\.function'"):
         adapters.check_tool_map({"x": "nodot"}, file="s.yaml")
-    with pytest.raises(InputError, match="tool_map.x"):
+    with pytest.raises(InputError, match=r"tool_map\.x"):
         adapters.check_tool_map({"x": {"tool": "A.b", "argz": {}}}, file="s.yaml")
