@@ -61,6 +61,8 @@ _EXPORTS: dict[str, str] = {
     "judge_run": "api",
     "judge_path": "api",
     "assert_judged": "api",
+    "Recorder": "recorder",
+    "lint_paths": "lint",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

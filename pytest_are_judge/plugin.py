@@ -17,8 +17,8 @@ pytest.register_assert_rewrite("pytest_are_judge._pytest.fixtures", "pytest_are_
 MARKERS = (
     "judge_config(**kwargs): judge settings for this test (merged over the judge_config fixture); "
     "see docs/configuration.md",
-    "are_scenario(path, run=None, oracle=None): bind this test to a scenario/trace file "
-    "(used by the load_scenario, are_run, agent_events and oracle_events fixtures)",
+    "are_scenario(path, run=None, oracle=None, record=None): bind this test to a scenario/trace file "
+    "(used by the load_scenario, are_run, agent_events, oracle_events and are_recorder fixtures)",
 )
 
 
@@ -100,6 +100,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         longrepr = judgment_longrepr(item, call.excinfo)
         if longrepr is not None:
             report.longrepr = longrepr
+    elif report.passed and call.when == "call" and "are_recorder" in getattr(item, "fixturenames", ()):
+        from ._pytest.recording import judge_recorded
+
+        judge_recorded(item, report)
     return report
 
 

@@ -5,6 +5,7 @@
 - ``are_scenario``: the ``(path, run, oracle)`` bound by ``@pytest.mark.are_scenario`` (or by
   parametrising ``are_scenario``); ``load_scenario``: a loader; ``are_run``: the bound run;
   ``agent_events`` / ``oracle_events``: its two sides; ``are_judgment``: its judgment.
+- ``are_recorder``: records a live run of the agent, judged when the test body passes.
 - ``judgment_snapshot``: syrupy's ``snapshot`` with the judgment extension.
 """
 
@@ -59,11 +60,18 @@ def are_scenario(request: pytest.FixtureRequest) -> Any:
         return None
     if not mark.args and "path" not in mark.kwargs:
         raise pytest.UsageError(f"{request.node.nodeid}: are_scenario marker needs a path")
+    unknown = set(mark.kwargs) - {"path", "run", "oracle", "record"}
+    if unknown or len(mark.args) > 2:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: are_scenario(path, run=None, oracle=None, record=None) "
+            f"got {', '.join(sorted(unknown)) or 'too many positional arguments'}"
+        )
     path = mark.args[0] if mark.args else mark.kwargs["path"]
     return {
         "path": path,
         "run": mark.kwargs.get("run", mark.args[1] if len(mark.args) > 1 else None),
         "oracle": mark.kwargs.get("oracle"),
+        "record": mark.kwargs.get("record"),
     }
 
 
@@ -116,6 +124,20 @@ def oracle_events(are_run: Any) -> list[Any]:
 def are_judgment(are_judge: Any, are_run: Any) -> Any:
     """The judgment of the bound run (with this test's judge config); not asserted."""
     return are_judge(are_run)
+
+
+@pytest.fixture
+def are_recorder(request: pytest.FixtureRequest, are_scenario: Any, judge_config: dict[str, Any]) -> Any:
+    """Record a live run of your agent and judge it against the scenario bound by
+    ``@pytest.mark.are_scenario(path, record=None)``: a :class:`~pytest_are_judge.Recorder` with
+    ``user(text)``, ``tool(name, args, result)``, ``reply(text)`` and the ``record`` decorator for
+    the agent's tool functions (sync or async).  When the test body passes, the run is judged with
+    this test's judge config and the test fails with the judgment's report if the run does; the
+    run is written to ``record`` (relative to the test file: replay it in CI with
+    ``runs: [{id: live, file: ...}]``) or to a temporary folder, named in the report."""
+    from .recording import make_recorder
+
+    return make_recorder(request, are_scenario, {**(judge_config or {}), **marker_overrides(request.node)})
 
 
 @pytest.fixture
