@@ -181,3 +181,33 @@ def test_a_bad_tool_map_is_an_input_error() -> None:
         adapters.check_tool_map({"x": "nodot"}, file="s.yaml")
     with pytest.raises(InputError, match=r"tool_map\.x"):
         adapters.check_tool_map({"x": {"tool": "A.b", "argz": {}}}, file="s.yaml")
+
+
+def test_failed_calls_are_ignored_and_model_dump_of_langchain_messages_is_read() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    anthropic_log = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "CabApp__order_ride", "input": {}}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True}],
+        },
+    ]
+    events, _ = adapters.read_log(anthropic_log, file="a.json")
+    assert events[1]["error"] == "boom"
+    lc = [
+        HumanMessage(content="hi").model_dump(),
+        AIMessage(content="", tool_calls=[{"name": "CabApp__order_ride", "args": {"a": 1}, "id": "c1"}]).model_dump(),
+        ToolMessage(content='{"ride": 1}', tool_call_id="c1").model_dump(),
+        AIMessage(content="Booked.").model_dump(),
+    ]
+    assert adapters.detect(lc) == "langchain"
+    events, timed = adapters.read_log(lc, file="lc.json", user_ids=["ask"])
+    assert not timed
+    assert [(e["tool"], e.get("returns")) for e in events] == [
+        ("AgentUserInterface.send_message_to_agent", None),
+        ("CabApp.order_ride", {"ride": 1}),
+        ("AgentUserInterface.send_message_to_user", None),
+    ]
+    assert events[0]["id"] == "ask" and events[1]["operation"] == "write"
