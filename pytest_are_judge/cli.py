@@ -328,6 +328,11 @@ def _print_human(results: list[tuple[Any, Any]], statuses: list[str], color: boo
                 if st != "XPASS"
                 else f"XPASS {visible(j.scenario_id)}:{visible(j.run_id)}: declared expect=fail but passed"
             )
+    noted = [(j, n) for (_run, j), st in zip(results, statuses) if st in ("PASS", "XFAIL") for n in j.notes]
+    if noted:
+        print()
+        for j, n in noted:
+            print(f"note {visible(j.scenario_id)}:{visible(j.run_id)}: {visible(n)}")
     counts = {s: statuses.count(s) for s in ("PASS", "FAIL", "XFAIL", "XPASS", "ERROR") if statuses.count(s)}
     print()
     print(f"{len(statuses)} run(s): " + ", ".join(f"{n} {s.lower()}" for s, n in counts.items()))

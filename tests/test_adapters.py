@@ -211,3 +211,22 @@ def test_failed_calls_are_ignored_and_model_dump_of_langchain_messages_is_read()
         ("AgentUserInterface.send_message_to_user", None),
     ]
     assert events[0]["id"] == "ask" and events[1]["operation"] == "write"
+
+
+def test_runs_whose_time_was_not_checked_are_shown_in_the_cli_and_the_session_summary(
+    tmp_path: Path, capsys, pytester: pytest.Pytester, run_pytest
+) -> None:
+    src = EXAMPLE / "adapters"
+    scenario = yaml.safe_load((src / "ride_to_airport.yaml").read_text())
+    scenario["events"][1]["delay"] = 30  # the ride must be ordered 30 s after the request (±)
+    scenario["runs"] = [{"id": "chat", "file": "openai_chat.log.json"}]
+    for folder in (tmp_path, pytester.path):
+        (folder / "s.yaml").write_text(yaml.safe_dump(scenario))
+        (folder / "openai_chat.log.json").write_text((src / "logs" / "openai_chat.log.json").read_text())
+    assert main([str(tmp_path), "--no-color"]) == 0
+    assert "note ride_to_airport:chat: time not checked (order): the agent log has no timestamps" in (
+        capsys.readouterr().out
+    )
+    result = run_pytest("--are-scenarios=.", "-p", "no:xdist")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["time not checked: 1 run(s) (their agent logs have no timestamps*"])

@@ -65,6 +65,8 @@ class SessionSummary(TypedDict):
     failure_categories: dict[str, int]
     failure_kinds: dict[str, int]
     outcomes: dict[str, int]
+    time_not_checked: int
+    """Runs whose agent log has no timestamps: their time windows were not checked."""
 
 
 def summarize(
@@ -86,6 +88,8 @@ def summarize(
             counts["passed" if verdict == "pass" else "failed"] += 1
         if not known_bad:
             counts["expected_to_pass"] += 1
+        if any(str(n).startswith("time not checked") for n in rec.get("notes") or []):
+            counts["time_not_checked"] += 1
         if verdict == "fail" and not known_bad:
             kinds[rec.get("failure_kind") or "unknown"] += 1
             for cat in rec.get("categories") or ["unknown"]:
@@ -106,6 +110,7 @@ def summarize(
         min_pass_rate=min_pass_rate,
         gate_passed=None if not applied else (rate is not None and rate + 1e-12 >= min_pass_rate),  # type: ignore[operator]
         gate_applied=applied,
+        time_not_checked=counts["time_not_checked"],
         failure_categories=dict(sorted(categories.items())),
         failure_kinds=dict(sorted(kinds.items())),
         outcomes=dict(sorted(oc.items())),
@@ -164,6 +169,10 @@ def summary_lines(
         lines.append(f"expected failures: {s['expected_failures']} (declared known-bad, failed as declared)")
     if s["unexpected_passes"]:
         lines.append(f"known-bad runs that passed: {s['unexpected_passes']} (declared expect: fail, judged a pass)")
+    if s["time_not_checked"]:
+        lines.append(
+            f"time not checked: {s['time_not_checked']} run(s) (their agent logs have no timestamps; see each run's notes)"
+        )
     shown = [f"{k}: {v}" for k, v in s["outcomes"].items() if v]
     if shown:
         lines.append("pytest outcomes: " + "  ".join(shown))
