@@ -90,6 +90,7 @@ def lint_main(argv: Sequence[str]) -> int:
     from .errors import InputError, UsageError
     from .lint import lint_paths
     from .pipeline import configured
+    from .readers.adapters import FORMATS
 
     p = argparse.ArgumentParser(
         prog="are-judge lint",
@@ -100,10 +101,17 @@ def lint_main(argv: Sequence[str]) -> int:
     p.add_argument("--config", metavar="FILE", help="the session's judge config (JSON/YAML/TOML)")
     p.add_argument("--oracle", metavar="FILE", help="one ARE oracle-run trace for every ARE run")
     p.add_argument("--allow-outside-files", action="store_true", help="agent logs may lie outside a scenario's folder")
+    p.add_argument("--format", dest="log_format", choices=("native", *FORMATS), help="format of the runs' agent logs")
     args = p.parse_args(argv)
     try:
         config = configured(args.config, {}) if args.config else None
-        result = lint_paths(args.paths, config, oracle_path=args.oracle, allow_outside=bool(args.allow_outside_files))
+        result = lint_paths(
+            args.paths,
+            config,
+            oracle_path=args.oracle,
+            allow_outside=bool(args.allow_outside_files),
+            log_format=args.log_format,
+        )
     except (InputError, UsageError) as exc:
         print(f"are-judge lint: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
@@ -161,7 +169,11 @@ def _run(paths: list[str], s: Any) -> int:
     config = configured(s.config, s.config_overrides())
     _check_llm(s, config)
     runs, errors = load_runs(
-        list(paths), oracle_path=s.oracle, explicit_files_are_runs=True, allow_outside=bool(s.allow_outside_files)
+        list(paths),
+        oracle_path=s.oracle,
+        explicit_files_are_runs=True,
+        allow_outside=bool(s.allow_outside_files),
+        log_format=s.log_format,
     )
     if s.limit is not None:
         runs = runs[: s.limit]

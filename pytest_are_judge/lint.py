@@ -32,6 +32,7 @@ def lint_paths(
     *,
     oracle_path: str | Path | None = None,
     allow_outside: bool = False,
+    log_format: str | None = None,
 ) -> LintResult:
     """Read every scenario file under ``paths`` and check it as the judge would: the file and
     its events, the oracle graph (``after`` ids, cycles, placeholders, tools and arguments of
@@ -47,6 +48,7 @@ def lint_paths(
         [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths],
         oracle=oracle_path,
         allow_outside=allow_outside,
+        log_format=log_format,
     )
     pipeline = Pipeline(config)
     seen: set[str] = set()

@@ -229,6 +229,16 @@ OPTIONS: tuple[Option, ...] = (
         kind="bool",
         cli="--allow-outside-files",
     ),
+    _plugin(
+        "log_format",
+        "format of the agent logs named by native runs' file: without a format: of their own "
+        "(default: detected per file; docs/adapters.md)",
+        kind="choice",
+        choices=("native", "openai_chat", "openai_responses", "anthropic", "langchain", "otel"),
+        flag="--are-format",
+        ini="are_format",
+        cli="--format",
+    ),
     # --- the CLI only
     Option(
         "oracle",

@@ -230,3 +230,20 @@ def test_runs_whose_time_was_not_checked_are_shown_in_the_cli_and_the_session_su
     result = run_pytest("--are-scenarios=.", "-p", "no:xdist")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["time not checked: 1 run(s) (their agent logs have no timestamps*"])
+
+
+def test_the_format_option_forces_the_reader_in_the_cli_and_the_plugin(
+    tmp_path: Path, capsys, pytester: pytest.Pytester, run_pytest
+) -> None:
+    src = EXAMPLE / "adapters"
+    scenario = yaml.safe_load((src / "ride_to_airport.yaml").read_text())
+    scenario["runs"] = [{"id": "chat", "file": "chat.log.json"}]
+    for folder in (tmp_path, pytester.path):
+        (folder / "s.yaml").write_text(yaml.safe_dump(scenario))
+        (folder / "chat.log.json").write_text((src / "logs" / "openai_chat.log.json").read_text())
+    assert main([str(tmp_path), "--json"]) == 0  # detected: openai_chat
+    capsys.readouterr()
+    assert main([str(tmp_path), "--json", "--format", "anthropic"]) == 1  # read as Anthropic: no tool calls
+    assert json.loads(capsys.readouterr().out)["failure_kind"] == "tool_count"
+    run_pytest("--are-scenarios=.", "-p", "no:xdist").assert_outcomes(passed=1)
+    run_pytest("--are-scenarios=.", "-p", "no:xdist", "--are-format=anthropic").assert_outcomes(failed=1)

@@ -30,8 +30,9 @@ class ScenarioIndex(RunIndex):
         hf_label: str | None = None,
         *,
         allow_outside: bool = False,
+        log_format: str | None = None,
     ) -> None:
-        super().__init__(list(roots), allow_outside=allow_outside)
+        super().__init__(list(roots), allow_outside=allow_outside, log_format=log_format)
         self.hf = hf
         self.hf_label = hf_label
 

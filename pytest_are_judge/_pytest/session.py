@@ -91,6 +91,7 @@ class AreJudgeSession:
             hf=hf_scenarios(config),
             hf_label=hf_label(s) if s.hf else None,
             allow_outside=bool(s.allow_outside_files),
+            log_format=s.log_format,
         )
         config.args[:] = collection_args(config, s)
         # what pytest's own walk would skip silently (broken symlinks) or stop on (an unreadable

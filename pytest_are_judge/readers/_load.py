@@ -100,6 +100,7 @@ def load_file(
     oracle: dict[str, Any] | None = None,
     oracle_file: str | None = None,
     allow_outside: bool = False,
+    log_format: str | None = None,
 ) -> LoadedFile:
     """Read one scenario/trace file (``oracle``: an oracle-run export to judge an ARE run against;
     ``allow_outside``: a native run's agent log may lie outside the scenario's folder).
@@ -120,7 +121,7 @@ def load_file(
         return LoadedFile(file, "are_export", run.scenario.scenario_id, [run], scenario=run.scenario)
     if isinstance(data, dict) and (data.get("format") == FORMAT_TAG or ("scenario_id" in data and "events" in data)):
         check_label(p, kind="native", oracle_trace=False)
-        scenario, runs = read_native(data, file=file, allow_outside=allow_outside)
+        scenario, runs = read_native(data, file=file, allow_outside=allow_outside, log_format=log_format)
         return LoadedFile(file, "native", scenario.scenario_id, runs, scenario=scenario)
     raise InputError(
         "not a scenario: expected an ARE export (version are_simulation_v1) or a native scenario "
@@ -189,8 +190,10 @@ class RunIndex:
         *,
         oracle: str | Path | None = None,
         allow_outside: bool = False,
+        log_format: str | None = None,
     ) -> None:
         self.allow_outside = allow_outside
+        self.log_format = log_format
         self.roots = [Path(os.path.abspath(r)) for r in roots]
         self._root_strs = [(str(r), str(r).rstrip(os.sep) + os.sep, r) for r in self.roots]
         self._loaded: dict[Path, LoadedFile | InputError] = {}
@@ -225,7 +228,7 @@ class RunIndex:
         cached = self._loaded.get(path)
         if cached is None:
             try:
-                cached = load_file(path, allow_outside=self.allow_outside)
+                cached = load_file(path, allow_outside=self.allow_outside, log_format=self.log_format)
             except InputError as exc:
                 cached = exc
             self._loaded[path] = cached
@@ -294,6 +297,7 @@ def load_runs(
     oracle_path: str | Path | None = None,
     explicit_files_are_runs: bool = False,
     allow_outside: bool = False,
+    log_format: str | None = None,
 ) -> tuple[list[Run], list[InputError]]:
     """Every run under ``paths``, and the files that could not be read (never skipped).
 
@@ -303,6 +307,7 @@ def load_runs(
         [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths],
         oracle=oracle_path,
         allow_outside=allow_outside,
+        log_format=log_format,
     )
     runs: list[Run] = []
     files, errors = discover(list(paths))

@@ -245,7 +245,9 @@ def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def read_native(data: dict[str, Any], *, file: str, allow_outside: bool = False) -> tuple[Scenario, list[Run]]:
+def read_native(
+    data: dict[str, Any], *, file: str, allow_outside: bool = False, log_format: str | None = None
+) -> tuple[Scenario, list[Run]]:
     """The scenario and its runs.  A run's ``file:`` must be inside the scenario file's folder
     unless ``allow_outside`` (``--are-allow-outside-files``): a scenario cannot make the judge
     read ``/etc/...`` or ``../../..``."""
@@ -269,7 +271,7 @@ def read_native(data: dict[str, Any], *, file: str, allow_outside: bool = False)
                     file=file,
                     field=f"runs.{r.id}.file",
                 )
-            items, fmt, timed = _read_run_file(log, r.format, doc, scenario)
+            items, fmt, timed = _read_run_file(log, r.format or log_format, doc, scenario)
             src = str(log)
         else:
             items, fmt, timed = r.events or [], "native", True
