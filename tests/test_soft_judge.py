@@ -9,7 +9,6 @@ os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 
 import asyncio
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
@@ -201,10 +200,9 @@ def test_transient_error_is_retried(server):
 
 def test_timeout_is_an_error(server):
     server.latency = 2.0
-    t0 = time.perf_counter()
     [v] = judge_for(server, timeout=0.3, max_retries=1).check_many([req()])
-    assert v.passed is None and v.error
-    assert time.perf_counter() - t0 < 8
+    assert v.passed is None and v.error and "timed out" in v.error
+    assert "attempt 1" in v.error and "attempt 2" in v.error and server.call_count == 2  # gave up, retried
 
 
 def test_garbage_answer_is_never_a_pass(server):
