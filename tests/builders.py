@@ -7,6 +7,20 @@ from typing import Any
 from pytest_are_judge.model import Run, Scenario
 from pytest_are_judge.readers.native import NativeAgentEvent, agent_events_from_native, read_native
 
+UNREGISTERED_TOOL_SCENARIO = """
+format: are-judge/scenario-v1
+scenario_id: odd
+events:
+  - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {content: hi}}
+  - {id: x, tool: NoSuchApp.do_thing, after: [u], args: {a: 1}}
+runs:
+  - id: r
+    events:
+      - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {content: hi}}
+      - {tool: NoSuchApp.do_thing, time: 1, args: {a: 1}}
+"""
+"""A scenario whose tool is in no checker registry: every run of it is an input error."""
+
 USER_MSG = {
     "id": "user_msg",
     "type": "user",

@@ -4,31 +4,14 @@ the run was judged, sent with the test reports, assembled on the controller."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
-import tempfile
-import textwrap
 from pathlib import Path
 
 import pytest
-from builders import mail_scenario_yaml
+from browser import chromium, needs_chromium
+from builders import UNREGISTERED_TOOL_SCENARIO, mail_scenario_yaml
 
-ODD = textwrap.dedent(
-    """
-    format: are-judge/scenario-v1
-    scenario_id: odd
-    events:
-      - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {content: hi}}
-      - {id: x, tool: NoSuchApp.do_thing, after: [u], args: {a: 1}}
-    runs:
-      - id: r
-        events:
-          - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {content: hi}}
-          - {tool: NoSuchApp.do_thing, time: 1, args: {a: 1}}
-    """
-)
+ODD = UNREGISTERED_TOOL_SCENARIO
 NODEIDS = {
     "passes_1": "sc/mail.yaml::mail[run_1]",
     "passes_2": "sc/mail.yaml::mail[run_2]",
@@ -37,7 +20,6 @@ NODEIDS = {
     "could_not_judge": "sc/odd.yaml::odd[r]",
     "load_error": "sc/broken.json::load_error",
 }
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
 
 def write(root: Path) -> None:
@@ -130,10 +112,7 @@ def test_step_summary_only_when_the_session_is_active(pytester: pytest.Pytester,
 def test_plugin_html_in_headless_chromium_with_baseline_status(pytester: pytest.Pytester, run_pytest) -> None:
     """A session's page in a real browser: ?status= filter, repeats table, and per-run baseline
     status badges (regressed / improved / still failing / unchanged / new)."""
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed: CI must run the browser test (.ci/run installs it)")
-        pytest.skip("no chromium binary (apt-get install chromium)")
+    needs_chromium()
     write(pytester.path)
     run_pytest("--are-scenarios=sc", "--are-save-baseline=base.json")
     # run_1 now fails (regressed), run_3 now passes (improved)
@@ -141,25 +120,7 @@ def test_plugin_html_in_headless_chromium_with_baseline_status(pytester: pytest.
     (pytester.path / "sc" / "mail.yaml").write_text(mail_scenario_yaml(runs, expect_fail=("run_4",)))
     run_pytest("--are-scenarios=sc", "--are-baseline=base.json", "--are-html=report.html")
     page = pytester.path / "report.html"
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    cmd = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--dump-dom",
-        page.as_uri() + "?status=error",
-    ]
-    try:
-        dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    dom = chromium(["--dump-dom", page.as_uri() + "?status=error"]).stdout
     assert 'data-rendered="7"' in dom, dom[:2000]
     assert "2 of 7 runs shown" in dom  # ?status=error: the could-not-judge run and the load error
     assert 'id="repeats-table"' in dom and '<tr data-scenario="mail"' in dom

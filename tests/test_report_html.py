@@ -7,11 +7,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from browser import chromium, needs_chromium
 from conformance import CASES
 
 from pytest_are_judge._text import visible
@@ -23,7 +22,6 @@ from pytest_are_judge.report.record import display_status
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "example_scenarios"
-CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 SCREENSHOTS = ROOT / "docs" / "img"
 
 
@@ -188,33 +186,6 @@ def test_html_is_self_contained_and_escapes_data():
     assert "innerHTML" not in page  # the page never parses run text as markup
 
 
-def _chromium(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    base = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-    ]
-    try:
-        return subprocess.run([*base, *args], capture_output=True, text=True, cwd=cwd, timeout=180)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def _needs_chromium() -> None:
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed: CI must run the browser test (.ci/run installs it)")
-        pytest.skip("no chromium binary (apt-get install chromium); CI installs it and runs this test")
-
-
 def _attr_map(dom: str, tag: str, key: str, value: str) -> dict[str, str]:
     out = {}
     for m in re.finditer(rf"<{tag}\b[^>]*>", dom):
@@ -224,14 +195,14 @@ def _attr_map(dom: str, tag: str, key: str, value: str) -> dict[str, str]:
     return out
 
 
-def test_examples_render_in_headless_chromium(tmp_path: Path) -> None:
+def test_examples_render_in_headlesschromium(tmp_path: Path) -> None:
     """The bundled examples (a multi-turn run, a not-reached case, a time failure, xfails) in a
     real browser: the DOM state of nodes, lanes and badges, and a screenshot."""
-    _needs_chromium()
+    needs_chromium()
     recs = list(example_records().values())
     page = tmp_path / "report.html"
     page.write_text(render_html(build_report(recs, title="example scenarios")))
-    dom = _chromium(["--dump-dom", page.as_uri()], tmp_path).stdout
+    dom = chromium(["--dump-dom", page.as_uri()], tmp_path).stdout
     n = len(recs)
     assert f'data-rendered="{n}"' in dom, dom[:2000]
     assert 'data-overall="green"' in dom  # passes and declared expected failures only
@@ -256,7 +227,7 @@ def test_examples_render_in_headless_chromium(tmp_path: Path) -> None:
     )[0]
     assert 'class="turn"' in good and ">turn 1<" in good  # the turn boundary is drawn
     shot = tmp_path / "report.png"
-    _chromium(
+    chromium(
         [
             "--hide-scrollbars",
             "--window-size=1280,1700",
@@ -273,13 +244,13 @@ def test_examples_render_in_headless_chromium(tmp_path: Path) -> None:
 
 
 def test_many_runs_collapse_but_links_and_filters_open_them(tmp_path: Path) -> None:
-    _needs_chromium()
+    needs_chromium()
     recs = list(example_records().values()) * 2  # every run collapsed
     page = tmp_path / "many.html"
     page.write_text(render_html(build_report(recs)))
-    dom = _chromium(["--dump-dom", page.as_uri() + "#run-30"], tmp_path).stdout
+    dom = chromium(["--dump-dom", page.as_uri() + "#run-30"], tmp_path).stdout
     opened = re.findall(r'<details class="run" id="run-(\d+)"[^>]*\sopen', dom)
     assert opened == ["30"]
-    dom = _chromium(["--dump-dom", page.as_uri() + "?q=booked_too_late"], tmp_path).stdout
+    dom = chromium(["--dump-dom", page.as_uri() + "?q=booked_too_late"], tmp_path).stdout
     opened = re.findall(r'<details class="run" id="run-(\d+)"[^>]*\sopen', dom)
     assert len(opened) == 2 and f"2 of {len(recs)} runs shown" in dom

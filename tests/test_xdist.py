@@ -11,23 +11,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from builders import mail_scenario_yaml
+from builders import UNREGISTERED_TOOL_SCENARIO, mail_scenario_yaml
 
 PASS, FAIL = "a@x.org", "b@x.org"
-BROKEN_TOOL = textwrap.dedent(
-    """
-    format: are-judge/scenario-v1
-    scenario_id: odd
-    events:
-      - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, args: {content: hi}}
-      - {id: x, tool: NoSuchApp.do_thing, after: [u], args: {a: 1}}
-    runs:
-      - id: r
-        events:
-          - {id: u, type: user, tool: AgentUserInterface.send_message_to_agent, time: 0, args: {content: hi}}
-          - {tool: NoSuchApp.do_thing, time: 1, args: {a: 1}}
-    """
-)
+BROKEN_TOOL = UNREGISTERED_TOOL_SCENARIO
 USAGE = textwrap.dedent(
     """
     def pytest_are_judge_judgment(item, run, judgment):
