@@ -283,28 +283,23 @@ class TurnMatcher:
         def ctx() -> dict[str, Any]:
             return s.check_context(step, ev)
 
+        def check_args(full: bool) -> Any:
+            return s.tool_judge.check_args(
+                entry=entry,
+                params=params,
+                agent_args=ev.args,
+                oracle_args=resolved,
+                tolerance=s.tolerance,
+                full=full,
+                context=ctx,
+            )
+
         if not tc.passed:
             detail = RejectDetail("time", time=tc)
             if full:
-                detail.args = s.tool_judge.check_args(
-                    entry=entry,
-                    params=params,
-                    agent_args=ev.args,
-                    oracle_args=resolved,
-                    tolerance=s.tolerance,
-                    full=True,
-                    context=ctx,
-                ).rows
+                detail.args = check_args(True).rows
             return PairEval(False, detail)
-        av = s.tool_judge.check_args(
-            entry=entry,
-            params=params,
-            agent_args=ev.args,
-            oracle_args=resolved,
-            tolerance=s.tolerance,
-            full=full,
-            context=ctx,
-        )
+        av = check_args(full)
         if not av.passed:
             if full:
                 av.rows += self._unchecked_soft_rows(av.soft_args, ev.args, resolved)
