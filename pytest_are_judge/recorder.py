@@ -8,8 +8,9 @@
     rec.judge().success                   # the same judgment as any run
     rec.save("recordings/booking.json")   # replay it offline: runs: [{id: live, file: ...}]
 
-Times come from ``clock`` (default: ``time.monotonic``), measured from the recorder's creation
-and placed after the scenario's start; pass your own clock for deterministic tests.  Tool names
+Times come from ``clock`` (default: ``time.monotonic``), counted from the first event and placed
+after the scenario's start; pass (or assign, before the first event) your own clock for
+deterministic tests.  Tool names
 and arguments go through the scenario's ``tool_map`` (or the one given), like adapted logs.
 """
 
@@ -52,8 +53,9 @@ class Recorder:
             tool_map if tool_map is not None else raw_tool_map, file=scenario.source or ""
         )
         self.run_id = run_id
-        self.clock = clock or time.monotonic
-        self._t0 = self.clock()
+        self.clock: Callable[[], float] = clock or time.monotonic
+        """Where times come from; may be replaced before the first event (e.g. in a test)."""
+        self._t0: float | None = None
         self._users = [e.event_id for e in scenario.events if e.event_type == EventType.USER]
         self._apps = {
             e.action.app: e.action.app_class for e in scenario.events if e.action is not None and e.action.app_class
@@ -63,6 +65,8 @@ class Recorder:
 
     # ------------------------------------------------------------ recording
     def _now(self) -> float:
+        if self._t0 is None:  # times count from the first event's clock reading
+            self._t0 = self.clock()
         return round(self.clock() - self._t0, 6)
 
     def user(self, text: str) -> None:

@@ -88,6 +88,8 @@ def test_the_fixture_judges_the_live_run_when_the_test_body_passes(pytester: pyt
         def test_party_of_three(are_recorder):
             tools = {"find_restaurant": are_recorder.record(agent.find_restaurant),
                      "book_table": are_recorder.record(agent.book_table)}
+            ticks = iter(range(100))
+            are_recorder.clock = lambda: float(next(ticks))  # an injected clock
             are_recorder.user("Book a table for two at Chez Nous tonight at 8pm.")
             are_recorder.reply(agent.run_agent("...", tools, party_size=3))
         """
@@ -104,6 +106,7 @@ def test_the_fixture_judges_the_live_run_when_the_test_body_passes(pytester: pyt
     )
     saved = json.loads((pytester.path / "recordings" / "wrong.log.json").read_text())
     assert saved["events"][2]["args"]["party_size"] == 3
+    assert [e["time"] for e in saved["events"]] == [1.0, 2.0, 3.0, 4.0]
 
 
 def test_the_fixture_needs_a_scenario_and_validates_the_marker(pytester: pytest.Pytester, run_pytest) -> None:

@@ -134,7 +134,8 @@ def are_recorder(request: pytest.FixtureRequest, are_scenario: Any, judge_config
     the agent's tool functions (sync or async).  When the test body passes, the run is judged with
     this test's judge config and the test fails with the judgment's report if the run does; the
     run is written to ``record`` (relative to the test file: replay it in CI with
-    ``runs: [{id: live, file: ...}]``) or to a temporary folder, named in the report."""
+    ``runs: [{id: live, file: ...}]``) or to a temporary folder, named in the report.  Assign
+    ``are_recorder.clock`` before the first event for deterministic times."""
     from .recording import make_recorder
 
     return make_recorder(request, are_scenario, {**(judge_config or {}), **marker_overrides(request.node)})
