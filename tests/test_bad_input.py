@@ -170,3 +170,16 @@ def test_a_utf8_byte_order_mark_is_not_content(tmp_path: Path, capsys) -> None:
         b"\xef\xbb\xbf" + json.dumps(yaml.safe_load(mail_scenario_yaml(GOOD, sid="m2"))).encode()
     )
     assert main([str(tmp_path), "--no-color"]) == 0, capsys.readouterr().out
+
+
+def test_a_contacts_app_state_that_is_not_a_collection_is_an_input_error(tmp_path: Path, capsys) -> None:
+    """Found by the seed-3 release fuzz run: it was a TypeError."""
+    case = Path(__file__).parent / "data" / "are" / "cases" / "files__replay__exact_ids"
+    data = json.loads((case / "agent.json").read_text())
+    contacts = next(i for i, a in enumerate(data["apps"]) if a.get("class_name") in ("Contacts", "ContactsApp"))
+    data["apps"][contacts]["app_state"]["contacts"] = True
+    (tmp_path / "agent.json").write_text(json.dumps(data))
+    shutil.copy(case / "oracle.json", tmp_path / "oracle.json")
+    assert main([str(tmp_path), "--json"]) == 2
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert rec["failure_detail"]["field"] == f"apps.{contacts}.app_state.contacts"

@@ -304,9 +304,9 @@ def parse_definition(raw_events: Any, app_classes: dict[str, str], *, file: str)
     return out
 
 
-def _user_details(apps: list[dict[str, Any]]) -> UserDetails | None:
+def _user_details(apps: list[dict[str, Any]], *, file: str) -> UserDetails | None:
     """The contacts app's single ``is_user`` contact (None when there is none)."""
-    for app in apps:
+    for i, app in enumerate(apps):
         if app.get("class_name") not in ("Contacts", "ContactsApp") and app.get("name") not in (
             "Contacts",
             "ContactsApp",
@@ -314,6 +314,12 @@ def _user_details(apps: list[dict[str, Any]]) -> UserDetails | None:
             continue
         state = _mapping(app.get("app_state"))
         contacts = state.get("contacts") or {}
+        if not isinstance(contacts, (dict, list)):
+            raise InputError(
+                f"the contacts app's contacts must be a mapping or a list, got {type(contacts).__name__}",
+                file=file,
+                field=f"apps.{i}.app_state.contacts",
+            )
         values = contacts.values() if isinstance(contacts, dict) else contacts
         users = [c for c in values if isinstance(c, dict) and c.get("is_user")]
         if len(users) >= 1:
@@ -356,7 +362,7 @@ def scenario_from_export(data: dict[str, Any], *, file: str) -> Scenario:
         start_time=start_time,
         apps=apps,
         events=parse_definition(data.get("events"), app_classes, file=file),
-        user=_user_details(apps_raw),
+        user=_user_details(apps_raw, file=file),
         source=file,
         metadata={
             "run_number": definition.get("run_number"),
