@@ -382,6 +382,31 @@ def corpus(count: int, seed: int) -> list[Mutant]:
                 how, body = text_level(rng, _json(agent))
                 family = "ARE text"
             out.append(Mutant(family, f"{i}: {case}: {how}", {"agent.json": body, "oracle.json": oracle}))
+    out += adapter_mutants(count // 10, random.Random(seed + 1000))
+    return out
+
+
+ADAPTERS = EXAMPLES / "adapters"
+
+
+def adapter_mutants(count: int, rng: random.Random) -> list[Mutant]:
+    """Agent logs of the other formats (example_scenarios/adapters/logs), mutated, judged through
+    the scenario that names them."""
+    scenario = yaml.safe_load((ADAPTERS / "ride_to_airport.yaml").read_text())
+    scenario["runs"] = [{"id": "log", "file": "agent.log.json"}]
+    head = _yaml(scenario)
+    logs = sorted((ADAPTERS / "logs").glob("*.log.json"))
+    out = []
+    for i in range(count):
+        log = rng.choice(logs)
+        data = json.loads(log.read_text())
+        if rng.random() < 0.8:
+            how, body = structural(rng, data, _json)
+            family = "adapter structural"
+        else:
+            how, body = text_level(rng, log.read_bytes())
+            family = "adapter text"
+        out.append(Mutant(family, f"a{i}: {log.name}: {how}", {"s.yaml": head, "agent.log.json": body}))
     return out
 
 
