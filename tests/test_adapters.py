@@ -247,3 +247,18 @@ def test_the_format_option_forces_the_reader_in_the_cli_and_the_plugin(
     assert json.loads(capsys.readouterr().out)["failure_kind"] == "tool_count"
     run_pytest("--are-scenarios=.", "-p", "no:xdist").assert_outcomes(passed=1)
     run_pytest("--are-scenarios=.", "-p", "no:xdist", "--are-format=anthropic").assert_outcomes(failed=1)
+
+
+def test_reports_never_draw_a_window_that_was_not_checked_and_say_so() -> None:
+    from pytest_are_judge.report import build_report, render_markdown, run_record
+
+    case = CASES[[c.name for c in CASES].index("cab__time_shift_out__oracle_order_plus60")]
+    run, _ = converted(load_case(case), "openai_chat", timed=False)
+    j = GraphPerEventJudge(config_from_mapping(config_for(case))).judge_run(run)
+    node = next(n for n in j.trace.oracle if n.id == "oracle_order")
+    assert node.state == "matched" and node.window is None  # no checked window is drawn
+    timed_run, _ = converted(load_case(case), "openai_chat", timed=True)
+    timed = GraphPerEventJudge(config_from_mapping(config_for(case))).judge_run(timed_run)
+    assert next(n for n in timed.trace.oracle if n.id == "oracle_order").window is not None
+    md = render_markdown(build_report([run_record(j)]))
+    assert f"Time windows not checked (agent logs without timestamps): `{j.scenario_id}:{j.run_id}`." in md

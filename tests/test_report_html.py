@@ -254,3 +254,14 @@ def test_many_runs_collapse_but_links_and_filters_open_them(tmp_path: Path) -> N
     dom = chromium(["--dump-dom", page.as_uri() + "?q=booked_too_late"], tmp_path).stdout
     opened = re.findall(r'<details class="run" id="run-(\d+)"[^>]*\sopen', dom)
     assert len(opened) == 2 and f"2 of {len(recs)} runs shown" in dom
+
+
+def test_run_notes_are_listed_as_text(tmp_path: Path) -> None:
+    needs_chromium()
+    rec = dict(next(iter(example_records().values())))
+    rec["notes"] = ["time not checked (order): the agent log has no timestamps", "<img src=x onerror=alert(1)>"]
+    page = tmp_path / "notes.html"
+    page.write_text(render_html(build_report([rec])))
+    dom = chromium(["--dump-dom", page.as_uri() + "#run-0"], tmp_path).stdout
+    assert '<ul class="notes"><li>time not checked (order): the agent log has no timestamps</li>' in dom
+    assert "<li>&lt;img src=x onerror=alert(1)&gt;</li>" in dom and "<img src=x" not in dom

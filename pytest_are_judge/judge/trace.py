@@ -44,8 +44,8 @@ def _ancestors_in(eid: str, deps: dict[str, list[str]], shown: set[str]) -> list
 
 
 def _window(tc: TimeCheck | None, start: float) -> tuple[float | None, float | None] | None:
-    if tc is None or tc.mode == "skipped":
-        return None
+    if tc is None or tc.mode in ("skipped", "not_checked"):
+        return None  # no window was checked: none is drawn
     shift = (tc.ref_time if tc.mode == "relative" and tc.ref_time is not None else 0.0) - start
     return (None if tc.low is None else tc.low + shift, None if tc.high is None else tc.high + shift)
 

@@ -139,7 +139,7 @@ class ArgCheck:
 class TimeCheck:
     """The time window an agent event had to fall in, and where it fell."""
 
-    mode: str  # "absolute" | "relative" | "skipped"
+    mode: str  # "absolute" | "relative" | "skipped" | "not_checked" (the agent log has no times)
     comparator: str | None
     actual: float
     expected: float

@@ -23,6 +23,8 @@ def _short(v: Any, width: int = 60) -> str:
 def render_time(tc: TimeCheck) -> str:
     if tc.mode == "skipped":
         return f"time: not checked (oracle delay {tc.expected:g}s from {tc.reference} is within the threshold)"
+    if tc.mode == "not_checked":
+        return f"time: not checked (the agent log has no timestamps; oracle delay {tc.expected:g}s)"
     lo = "-inf" if tc.low is None else f"{tc.low:g}s"
     hi = "+inf" if tc.high is None else f"{tc.high:g}s"
     what = "absolute time" if tc.mode == "absolute" else f"delay after {tc.reference}"

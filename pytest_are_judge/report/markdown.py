@@ -103,6 +103,11 @@ def render_markdown(report: Mapping[str, Any], *, title: str | None = None, max_
     if kinds:
         out += ["", "Failure kinds: " + ", ".join(f"{code(k)} × {v}" for k, v in kinds.items())]
     out += repeats_markdown(report.get("repeats"))
+    untimed = [r for r in runs if any(str(n).startswith("time not checked") for n in r.get("notes") or [])]
+    if untimed:
+        names = ", ".join(code(f"{r.get('scenario_id')}:{r.get('run_id')}") for r in untimed[:20])
+        more = f" and {len(untimed) - 20} more" if len(untimed) > 20 else ""
+        out += ["", f"⏱️ Time windows not checked (agent logs without timestamps): {names}{more}."]
     bad = [r for r in runs if display_status(r) not in ("passed", "xfailed")]
     if not bad:
         out += ["", "All runs passed or failed as declared. ✅", ""]

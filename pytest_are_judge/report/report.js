@@ -191,6 +191,11 @@
     if (r.run_number !== null && r.run_number !== undefined) meta.push("run #" + r.run_number);
     if (r.expected === "fail") meta.push("declared known-bad (expect: fail)");
     body.appendChild(el("div", { "class": "muted" }, meta.join("  \u00b7  ")));
+    if ((r.notes || []).length) {
+      var notes = el("ul", { "class": "notes" });
+      r.notes.forEach(function (n) { notes.appendChild(el("li", {}, n)); });
+      body.appendChild(notes);
+    }
     var trace = r.trace;
     if (trace && (trace.oracle || []).length) {
       body.appendChild(el("h3", {}, "Oracle graph"));
