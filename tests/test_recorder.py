@@ -131,3 +131,13 @@ def test_the_fixture_needs_a_scenario_and_validates_the_marker(pytester: pytest.
             "*are_scenario(path, run=None, oracle=None, record=None) got recrod*",
         ]
     )
+
+
+def test_a_live_run_counts_in_the_session_summary_and_reports(pytester: pytest.Pytester, run_pytest) -> None:
+    shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True)
+    result = run_pytest("-p", "no:xdist", "test_booking_agent.py", "--are-report=report.json")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["runs judged: 1  passed: 1*"])
+    report = json.loads((pytester.path / "report.json").read_text())
+    [run] = report["runs"]
+    assert run["nodeid"].endswith("test_the_agent_books_the_table") and run["verdict"] == "pass"

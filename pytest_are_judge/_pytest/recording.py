@@ -1,5 +1,6 @@
 """The ``are_recorder`` fixture's glue: a :class:`~pytest_are_judge.recorder.Recorder` bound to
-the test's scenario, judged when the test body has passed."""
+the test's scenario, judged when the test body has passed; with ``--are-*`` reporting on, the
+live run counts in the session summary, the reports and the gates like a collected run."""
 
 from __future__ import annotations
 
@@ -39,10 +40,12 @@ def judge_recorded(item: pytest.Item, report: pytest.TestReport) -> None:
     if rec is None or not hasattr(rec, "_are_pytest"):
         return
     overrides, target = rec._are_pytest
+    from .collection import record_for
     from .judging import judge_with_config
 
     judgment, _cfg = judge_with_config(item.config, rec.run(), item=item, overrides=overrides)
     saved = rec.save(target)
+    item.are_record = record_for(item, judgment)  # type: ignore[attr-defined]  # summary, reports and gates count it
     item.user_properties.append(("are_recording", str(saved)))
     if judgment.is_error or not judgment.success:
         report.outcome = "failed"
