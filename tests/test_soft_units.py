@@ -23,10 +23,10 @@ from pytest_are_judge.soft import (
     parse_markers,
     parse_options,
     parse_subtask,
-    parse_verdict,
     usage_totals,
 )
 from pytest_are_judge.soft.checkers import SoftContext, build_messages, placeholder_check, sanity_shortcut, today_from
+from pytest_are_judge.soft.parsing import parse_json_verdict
 from pytest_are_judge.soft.prompts import sections
 
 
@@ -54,16 +54,17 @@ from pytest_are_judge.soft.prompts import sections
 )
 def test_markers_are_case_insensitive_and_the_last_one_counts(text, verdict):
     assert parse_markers(text) is verdict
-    assert parse_verdict(text).verdict is verdict
 
 
 def test_json_verdict_and_fallback():
-    p = parse_verdict('{"reason": "same meaning", "verdict": "success"}')
-    assert (p.verdict, p.how, p.reason) == (True, "json", "same meaning")
-    assert parse_verdict('```json\n{"reason": "x", "verdict": "FAILURE"}\n```').verdict is False
-    # not a valid structured verdict: markers still decide
-    assert parse_verdict('{"verdict": "maybe"} [[Failure]]').verdict is False
-    assert parse_verdict('{"verdict": "maybe"}').verdict is None
+    p = parse_json_verdict('{"reason": "same meaning", "verdict": "success"}')
+    assert p is not None and (p.verdict, p.how, p.reason) == (True, "json", "same meaning")
+    fenced = parse_json_verdict('```json\n{"reason": "x", "verdict": "FAILURE"}\n```')
+    assert fenced is not None and fenced.verdict is False
+    # not a valid structured verdict: none is read from it (markers are read separately)
+    assert parse_json_verdict('{"verdict": "maybe"} [[Failure]]') is None
+    assert parse_markers('{"verdict": "maybe"} [[Failure]]') is False
+    assert parse_json_verdict('{"verdict": "maybe"}') is None
 
 
 def test_subtask_takes_the_last_tag():  # ARE takes the first although the docstring says last (docs/llm.md)

@@ -29,7 +29,6 @@ _EXPORTS: dict[str, str] = {
     "resolve_model": "options",
     "parse_markers": "parsing",
     "parse_subtask": "parsing",
-    "parse_verdict": "parsing",
     "PROMPT_SERIES": "prompts",
     "escape": "prompts",
     "prompt_version": "prompts",

@@ -17,6 +17,7 @@ import html
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 PASS_WORDS = frozenset({"success", "true", "pass"})
 FAIL_WORDS = frozenset({"failure", "false", "fail"})
@@ -49,8 +50,8 @@ def parse_markers(text: str | None) -> bool | None:
     return verdict
 
 
-def parse_json_verdict(text: str | None) -> Parsed | None:
-    """A structured answer ``{"verdict": "success"|"failure", "reason": ...}``, or None."""
+def _json_answer(text: str | None) -> dict[str, Any] | None:
+    """The answer as one JSON object (a ```json fence allowed), or None."""
     if not text:
         return None
     body = text.strip()
@@ -63,8 +64,16 @@ def parse_json_verdict(text: str | None) -> Parsed | None:
         data = json.loads(body)
     except (json.JSONDecodeError, ValueError):
         return None
-    if not isinstance(data, dict):
-        return None
+    return data if isinstance(data, dict) else None
+
+
+def parse_json_verdict(text: str | None) -> Parsed | None:
+    """A structured answer ``{"verdict": "success"|"failure", "reason": ...}``, or None."""
+    data = _json_answer(text)
+    return None if data is None else _json_verdict(data)
+
+
+def _json_verdict(data: dict[str, Any]) -> Parsed | None:
     raw = data.get("verdict")
     if isinstance(raw, bool):
         v: bool | None = raw
@@ -77,15 +86,6 @@ def parse_json_verdict(text: str | None) -> Parsed | None:
         return None
     reason = data.get("reason", "")
     return Parsed(v, "json", reason if isinstance(reason, str) else json.dumps(reason))
-
-
-def parse_verdict(text: str | None) -> Parsed:
-    """JSON verdict if the whole answer is one, else the final marker."""
-    js = parse_json_verdict(text)
-    if js is not None:
-        return js
-    v = parse_markers(text)
-    return Parsed(v, "marker" if v is not None else "", "")
 
 
 def _final_line(text: str) -> str:
@@ -104,11 +104,10 @@ def parse_answer(text: str | None, code: str, *, structured: bool = False) -> Pa
         return Parsed(None)
     text = strip_invisible(text)
     if structured:
-        js = parse_json_verdict(text)
-        if js is None:
+        data = _json_answer(text)
+        js = None if data is None else _json_verdict(data)
+        if data is None or js is None:
             return Parsed(None)
-        body = _FENCE.match(text.strip())
-        data = json.loads(body.group(1) if body else text.strip())
         return js if str(data.get("code", "")).strip() == code else Parsed(None, "", "the answer's code is wrong")
     words = {m.group(1).lower() for m in _MARKER.finditer(text)}
     if words & PASS_WORDS and words & FAIL_WORDS:
