@@ -16,7 +16,7 @@ from ..judgment.failures import FailureKind, GenericFailure, InputErrorFailure
 from ..judgment.result import Judgment
 from ..model import AUI_SEND_TO_USER, Event, EventType, Run, Scenario
 from ..soft.engine import run_sync
-from ..soft.guard import suspected_injection
+from ..soft.guard import suspected_argument
 from ..soft.judge import CheckerResult, SoftToolJudge
 from ..soft.prompts import chat, escape, prompt_text, render, sections
 from .config import InContextJudgeConfig
@@ -152,17 +152,13 @@ class InContextJudge:
         async def judge_turn(k: int) -> CheckerResult:
             agent_turn = turns[k] if k < len(turns) else []
             for ev in agent_turn if self.soft.options.injection_guard else ():
-                if ev.event_type != EventType.AGENT:
-                    continue
-                for arg, value in ev.args.items():
-                    why = suspected_injection(value)
-                    if why is not None:  # never passed by an LLM, not even sent to one
-                        return CheckerResult(
-                            "in_context",
-                            False,
-                            f"suspected prompt injection in {visible(ev.event_id)} argument {visible(arg)!r}: {why}; "
-                            "not sent to the LLM",
-                        )
+                suspect = suspected_argument(ev.args) if ev.event_type == EventType.AGENT else None
+                if suspect is not None:  # never passed by an LLM, not even sent to one
+                    return CheckerResult(
+                        "in_context",
+                        False,
+                        f"suspected prompt injection in {visible(ev.event_id)} {suspect}; not sent to the LLM",
+                    )
             return await self.soft.decide("in_context", self.messages_for_turn(run.scenario, plan, k, agent_turn))
 
         results: list[CheckerResult] = await asyncio.gather(*(judge_turn(k) for k in range(plan.nb_turns)))

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["normalize", "strip_invisible", "suspected_injection"]
+__all__ = ["normalize", "strip_invisible", "suspected_argument", "suspected_injection"]
 
 _VERDICT_WORDS = r"(?:success|failure|true|false|pass(?:ed)?|fail(?:ed)?|correct|incorrect|yes|no)"
 _PASS_WORDS = r"(?:success|pass(?:ed|ing)?|true|acceptable|approved)"
@@ -111,4 +111,14 @@ def suspected_injection(value: Any) -> str | None:
             m = rx.search(norm)
             if m:
                 return f"{why} ({visible(shorten(m.group(0).strip(), 60))!r})"
+    return None
+
+
+def suspected_argument(args: dict[str, Any]) -> str | None:
+    """``argument 'name': why`` for the first argument whose value looks addressed to the
+    judge (:func:`suspected_injection`), or None."""
+    for arg, value in args.items():
+        why = suspected_injection(value)
+        if why is not None:
+            return f"argument {arg!r}: {why}"
     return None

@@ -34,7 +34,7 @@ from .checkers import (
     today_from,
 )
 from .engine import LLMEngine, run_sync
-from .guard import suspected_injection
+from .guard import suspected_argument
 from .options import ModelSettings, SoftOptions, parse_options, resolve_model
 from .parsing import Parsed, parse_answer, parse_subtask
 from .prompts import VERDICT_SCHEMA, chat, fenced, new_fence, prompt_version
@@ -53,7 +53,7 @@ class CheckerResult:
 
 
 INJECTION_GUARD = "injection_guard"
-"""The checker name of a rejection by the pre-scan (:func:`~.guard.suspected_injection`)."""
+"""The checker name of a rejection by the pre-scan (:func:`~.guard.suspected_argument`)."""
 
 
 def _rationale(text: str, reason: str) -> str:
@@ -162,14 +162,13 @@ class SoftToolJudge:
     async def _check(self, req: SoftRequest) -> SoftVerdict:
         names = self.checkers_for(req.tool_name)
         ctx = self.context(req)
-        for arg, value in ctx.agent_args.items() if self.options.injection_guard else ():
-            why = suspected_injection(value)
-            if why is not None:  # agent text addressing the judge is never passed by an LLM
-                return SoftVerdict(
-                    False,
-                    rationale=f"suspected prompt injection in argument {arg!r}: {why}; not sent to the LLM",
-                    checker=INJECTION_GUARD,
-                )
+        suspect = suspected_argument(ctx.agent_args) if self.options.injection_guard else None
+        if suspect is not None:  # agent text addressing the judge is never passed by an LLM
+            return SoftVerdict(
+                False,
+                rationale=f"suspected prompt injection in {suspect}; not sent to the LLM",
+                checker=INJECTION_GUARD,
+            )
         plan: list[tuple[str, CheckerResult | None]] = []
         for name in names:
             if name == "placeholder_checker":
