@@ -60,8 +60,24 @@ class Recorder:
         self._apps = {
             e.action.app: e.action.app_class for e in scenario.events if e.action is not None and e.action.app_class
         }
-        self.events: list[dict[str, Any]] = []
-        """The recorded events (native agent events: ``tool``, ``args``, ``time``...)."""
+        self.steps: list[dict[str, Any]] = []
+        """What happened, in the agent's own naming (the steps a log reader sees)."""
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The recorded run as native agent events (``tool``, ``args``, ``time``...), made exactly
+        as from an agent log (:func:`~.readers.adapters.events_from_steps`)."""
+        from .readers.adapters import events_from_steps
+
+        return events_from_steps(
+            self.steps,
+            self.tool_map,
+            timed=True,
+            start_time=0.0,
+            file=self.scenario.source or "",
+            apps=self._apps,
+            user_ids=self._users,
+        )
 
     # ------------------------------------------------------------ recording
     def _now(self) -> float:
@@ -71,43 +87,26 @@ class Recorder:
 
     def user(self, text: str) -> None:
         """The user's message to the agent (takes the id of the scenario's next user event)."""
-        n = sum(1 for e in self.events if e.get("type") == "user")
-        eid = self._users[n] if n < len(self._users) else f"user_{n}"
-        self.events.append(
-            {"id": eid, "type": "user", "tool": "AgentUserInterface.send_message_to_agent", "args": {"content": text}}
-            | {"time": self._now()}
-        )
+        self.steps.append({"kind": "user", "text": text, "time": self._now()})
 
     def reply(self, text: str) -> None:
         """The agent's message to the user (``send_message_to_user``: it closes a turn)."""
-        self.events.append(
-            {
-                "id": f"reply_{len(self.events)}",
-                "tool": "AgentUserInterface.send_message_to_user",
-                "args": {"content": text},
-                "time": self._now(),
-            }
-        )
+        self.steps.append({"kind": "reply", "text": text, "time": self._now()})
 
     def tool(
         self, name: str, args: dict[str, Any] | None = None, result: Any = None, *, error: str | None = None
     ) -> None:
         """A tool call the agent made (``name`` in the agent's own naming; see ``tool_map``)."""
-        from .readers.adapters import map_tool, operation
-
-        tool, mapped = map_tool(name, dict(args or {}), self.tool_map)
-        event: dict[str, Any] = {
-            "id": f"call_{len(self.events)}",
-            "tool": tool,
-            "args": _jsonable(mapped),
-            "time": self._now(),
-            "operation": operation(tool, self._apps),
-        }
-        if result is not None:
-            event["returns"] = _jsonable(result)
-        if error is not None:
-            event["error"] = error
-        self.events.append(event)
+        self.steps.append(
+            {
+                "kind": "tool",
+                "name": name,
+                "args": _jsonable(dict(args or {})),
+                "result": _jsonable(result),
+                "error": error,
+                "time": self._now(),
+            }
+        )
 
     def record(self, func: F | None = None, *, name: str | None = None) -> Any:
         """Decorate a tool function (sync or async): each call is recorded with its arguments
@@ -158,7 +157,7 @@ class Recorder:
         from .readers.native import NativeAgentEvent, agent_events_from_native
 
         start = self.scenario.start_time
-        items = [NativeAgentEvent.model_validate({**e, "time": e["time"]}) for e in self.events]
+        items = [NativeAgentEvent.model_validate(e) for e in self.events]
         events = agent_events_from_native(
             items, start_time=start, apps={"AgentUserInterface": "AgentUserInterface", **self._apps}
         )

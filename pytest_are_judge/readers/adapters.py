@@ -44,15 +44,22 @@ Step = dict[str, Any]
 
 
 # ------------------------------------------------------------------ detection
+def _unwrap(data: Any) -> Any:
+    """The message/item list of a log saved as ``{"messages"|"input"|"output"|"items": [...]}``."""
+    if isinstance(data, dict):
+        for key in ("messages", "input", "output", "items"):
+            if isinstance(data.get(key), list):
+                return data[key]
+    return data
+
+
 def detect(data: Any) -> str | None:
     """The format of a parsed log, or None when it is none of :data:`FORMATS`."""
     if isinstance(data, dict):
         if "resourceSpans" in data:
             return "otel"
-        for key in ("messages", "input", "output", "items"):
-            if isinstance(data.get(key), list):
-                return detect(data[key])
-        return None
+        inner = _unwrap(data)
+        return None if inner is data else detect(inner)
     if not isinstance(data, list) or not data or not all(isinstance(m, dict) for m in data):
         return None
     if any(m.get("type") in ("function_call", "function_call_output") for m in data):
@@ -205,7 +212,7 @@ def _anthropic(data: list[dict[str, Any]], file: str) -> list[Step]:
         role, t, content = m.get("role"), _time(m), m.get("content")
         blocks: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
         if role == "user":
-            text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+            text = _text(blocks)
             for b in blocks:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
                     results[b.get("tool_use_id")] = (_result(b.get("content")), bool(b.get("is_error")))
@@ -223,7 +230,7 @@ def _anthropic(data: list[dict[str, Any]], file: str) -> list[Step]:
                         "time": t,
                     }
                 )
-            text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+            text = _text(blocks)
             if text and not uses:
                 steps.append({"kind": "reply", "text": text, "time": t})
     _attach_results(steps, results)
@@ -339,14 +346,6 @@ _READERS: dict[str, Callable[[Any, str], list[Step]]] = {
 
 
 # ------------------------------------------------------------------ into native events
-def _unwrap(data: Any, fmt: str) -> Any:
-    if fmt != "otel" and isinstance(data, dict):
-        for key in ("messages", "input", "output", "items"):
-            if isinstance(data.get(key), list):
-                return data[key]
-    return data
-
-
 def map_tool(name: str, args: dict[str, Any], tool_map: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The oracle's ``App.function`` and argument names for an agent's tool call."""
     entry = tool_map.get(name)
@@ -407,17 +406,15 @@ def read_log(
             f"not an agent log in a known format (formats: {', '.join(FORMATS)}, or native events)", file=file
         )
     try:
-        steps = _READERS[fmt](_unwrap(data, fmt), file)
+        steps = _READERS[fmt](data if fmt == "otel" else _unwrap(data), file)
     except (AttributeError, TypeError, KeyError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(f"not a valid {fmt} log: {type(exc).__name__}: {exc}", file=file) from None
     timed = bool(steps) and all(s.get("time") is not None for s in steps)
-    events = _events(steps, tool_map or {}, timed=timed, start_time=start_time, file=file, apps=apps or {})
-    users = iter(user_ids or [])
-    for ev in events:
-        if ev.get("type") == "user":
-            ev["id"] = next(users, ev["id"])
+    events = events_from_steps(
+        steps, tool_map or {}, timed=timed, start_time=start_time, file=file, apps=apps or {}, user_ids=user_ids
+    )
     return events, timed
 
 
@@ -433,17 +430,26 @@ def operation(tool: str, apps: dict[str, str]) -> str:
     return infer_operation_type(f"{apps.get(app, app)}__{fn}", fn, frozenset()).value.lower()
 
 
-def _events(
-    steps: Iterable[Step], tool_map: dict[str, Any], *, timed: bool, start_time: float, file: str, apps: dict[str, str]
+def events_from_steps(
+    steps: Iterable[Step],
+    tool_map: dict[str, Any],
+    *,
+    timed: bool,
+    start_time: float,
+    file: str,
+    apps: dict[str, str],
+    user_ids: list[str] | None = None,
 ) -> list[dict[str, Any]]:
+    """Native agent events of ``steps`` (what a log reader or a :class:`~..recorder.Recorder`
+    saw): the k-th user message takes ``user_ids[k]``, tool calls go through ``tool_map``."""
     out: list[dict[str, Any]] = []
+    users = iter(user_ids or [])
     for n, s in enumerate(steps):
         # without times: events in order, one millisecond apart (time checks are not made)
         t = float(s["time"]) if timed else start_time + (n + 1) / 1000.0
         if s["kind"] == "user":
-            out.append(
-                {"id": f"user_{n}", "type": "user", "tool": USER_TOOL, "args": {"content": s["text"]}, "time": t}
-            )
+            uid = next(users, f"user_{n}")
+            out.append({"id": uid, "type": "user", "tool": USER_TOOL, "args": {"content": s["text"]}, "time": t})
         elif s["kind"] == "reply":
             out.append({"id": f"reply_{n}", "tool": REPLY_TOOL, "args": {"content": s["text"]}, "time": t})
         else:
