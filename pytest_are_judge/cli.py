@@ -35,14 +35,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Judge agent runs (ARE export traces or native scenarios) against their oracle.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="trace/scenario files or directories")
-    for opt in cli_options():
+    _add_options(p, cli_options())
+    return p
+
+
+LINT_OPTIONS = ("config", "oracle", "allow_outside_files", "log_format")
+"""The options of ``are-judge lint`` (what reading and checking scenarios depends on)."""
+
+
+def _add_options(p: argparse.ArgumentParser, options: Sequence[Any]) -> None:
+    for opt in options:
         assert opt.cli is not None
         help_text = opt.help.replace("%", "%%")
         if opt.kind == "bool":
             p.add_argument(opt.cli, dest=opt.key, action="store_true", default=None, help=help_text)
         else:
             p.add_argument(opt.cli, dest=opt.key, metavar=opt.metavar, choices=opt.choices or None, help=help_text)
-    return p
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -89,8 +97,8 @@ def lint_main(argv: Sequence[str]) -> int:
     from ._text import visible
     from .errors import InputError, UsageError
     from .lint import lint_paths
+    from .options import cli_options
     from .pipeline import configured
-    from .readers.adapters import FORMATS
 
     p = argparse.ArgumentParser(
         prog="are-judge lint",
@@ -98,10 +106,7 @@ def lint_main(argv: Sequence[str]) -> int:
         "known-bad labels) without judging any run. Exit 0 when clean, 2 when a file has a problem.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="trace/scenario files or directories")
-    p.add_argument("--config", metavar="FILE", help="the session's judge config (JSON/YAML/TOML)")
-    p.add_argument("--oracle", metavar="FILE", help="one ARE oracle-run trace for every ARE run")
-    p.add_argument("--allow-outside-files", action="store_true", help="agent logs may lie outside a scenario's folder")
-    p.add_argument("--format", dest="log_format", choices=("native", *FORMATS), help="format of the runs' agent logs")
+    _add_options(p, [o for o in cli_options() if o.key in LINT_OPTIONS])
     args = p.parse_args(argv)
     try:
         config = configured(args.config, {}) if args.config else None
