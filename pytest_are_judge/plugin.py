@@ -100,7 +100,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         longrepr = judgment_longrepr(item, call.excinfo)
         if longrepr is not None:
             report.longrepr = longrepr
-    elif report.passed and call.when == "call" and "are_recorder" in getattr(item, "fixturenames", ()):
+    elif report.passed and call.when == "call" and hasattr(item, "are_recording"):
         from ._pytest.recording import judge_recorded
 
         judge_recorded(item, report)

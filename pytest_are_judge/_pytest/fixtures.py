@@ -127,7 +127,12 @@ def are_judgment(are_judge: Any, are_run: Any) -> Any:
 
 
 @pytest.fixture
-def are_recorder(request: pytest.FixtureRequest, are_scenario: Any, judge_config: dict[str, Any]) -> Any:
+def are_recorder(
+    request: pytest.FixtureRequest,
+    are_scenario: Any,
+    judge_config: dict[str, Any],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Any:
     """Record a live run of your agent and judge it against the scenario bound by
     ``@pytest.mark.are_scenario(path, record=None)``: a :class:`~pytest_are_judge.Recorder` with
     ``user(text)``, ``tool(name, args, result)``, ``reply(text)`` and the ``record`` decorator for
@@ -138,7 +143,8 @@ def are_recorder(request: pytest.FixtureRequest, are_scenario: Any, judge_config
     ``are_recorder.clock`` before the first event for deterministic times."""
     from .recording import make_recorder
 
-    return make_recorder(request, are_scenario, {**(judge_config or {}), **marker_overrides(request.node)})
+    overrides = {**(judge_config or {}), **marker_overrides(request.node)}
+    return make_recorder(request, are_scenario, overrides, tmp_path_factory)
 
 
 @pytest.fixture

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 
-def make_recorder(request: pytest.FixtureRequest, binding: dict[str, Any] | None, overrides: dict[str, Any]) -> Any:
+def make_recorder(
+    request: pytest.FixtureRequest,
+    binding: dict[str, Any] | None,
+    overrides: dict[str, Any],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Any:
     from ..errors import InputError
     from ..recorder import Recorder
 
@@ -28,18 +33,17 @@ def make_recorder(request: pytest.FixtureRequest, binding: dict[str, Any] | None
     if record:
         target = base / record
     else:
-        factory = request.config._tmp_path_factory  # type: ignore[attr-defined]
-        target = factory.mktemp("are-recordings", numbered=True) / f"{request.node.name}.json"
-    rec._are_pytest = (overrides, target)  # type: ignore[attr-defined]
+        target = tmp_path_factory.mktemp("are-recordings", numbered=True) / f"{request.node.name}.json"
+    request.node.are_recording = (rec, overrides, target)  # judged by judge_recorded after the test body
     return rec
 
 
 def judge_recorded(item: pytest.Item, report: pytest.TestReport) -> None:
     """After a passing test body: judge the recorded run, save it, fail the test if it fails."""
-    rec = getattr(item, "funcargs", {}).get("are_recorder")
-    if rec is None or not hasattr(rec, "_are_pytest"):
+    recording = getattr(item, "are_recording", None)
+    if recording is None:
         return
-    overrides, target = rec._are_pytest
+    rec, overrides, target = recording
     from .collection import record_for
     from .judging import judge_with_config
 
